@@ -1,0 +1,1 @@
+"""Curation: curators, rating sessions, undo, agreement and the studio's pure helpers."""

@@ -1,0 +1,1 @@
+"""Generation: photo analysis, coder clients, critics, the 3-round refinement loop, batch runs."""

@@ -1,0 +1,1 @@
+"""The pool: store (SQLite + files), photo library, selection, diversity report, export, versions, publishing."""

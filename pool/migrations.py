@@ -1,0 +1,162 @@
+"""Numbered schema migrations, applied in order inside a transaction and recorded by name.
+
+Never edit a migration that has shipped: add a new one at the end of MIGRATIONS.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+Migration = Callable[[sqlite3.Connection], None]
+
+
+def m001_initial(db: sqlite3.Connection) -> None:
+    _run_script(
+        db,
+        """
+        CREATE TABLE photos (
+            id INTEGER PRIMARY KEY,
+            sha256 TEXT NOT NULL UNIQUE,
+            file_name TEXT NOT NULL,
+            path TEXT NOT NULL,              -- relative to the data dir
+            licence TEXT NOT NULL,           -- normalised: CC0, CC-BY, CC-BY-SA, PD (+ version in licence_version)
+            licence_version TEXT NOT NULL DEFAULT '',
+            author TEXT NOT NULL,
+            source_url TEXT NOT NULL,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            phash TEXT NOT NULL,
+            subject TEXT NOT NULL DEFAULT '',
+            notes TEXT NOT NULL DEFAULT '',
+            extra TEXT NOT NULL DEFAULT '{}', -- JSON: observed_on, place, photo id ...
+            imported_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        CREATE TABLE programs (
+            sha256 TEXT PRIMARY KEY,
+            path TEXT NOT NULL,              -- content-addressed file, relative to the data dir
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        CREATE TABLE renders (
+            id INTEGER PRIMARY KEY,
+            cache_key TEXT NOT NULL,
+            program_sha TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            width INTEGER NOT NULL,
+            height INTEGER NOT NULL,
+            profile TEXT NOT NULL,
+            lib_versions TEXT NOT NULL,      -- JSON
+            accepted INTEGER NOT NULL,
+            coverage REAL,
+            violations TEXT NOT NULL,        -- JSON list of {code, message, line}
+            console TEXT NOT NULL DEFAULT '[]',
+            png_sha TEXT,
+            render_ms REAL NOT NULL,
+            infra_error TEXT,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        CREATE INDEX renders_cache_key ON renders(cache_key);
+        CREATE TABLE model_calls (
+            id INTEGER PRIMARY KEY,
+            model TEXT NOT NULL,
+            base_url TEXT NOT NULL,
+            purpose TEXT NOT NULL,
+            messages TEXT NOT NULL,          -- JSON; images replaced by their sha256
+            params TEXT NOT NULL,            -- JSON
+            outcome TEXT NOT NULL,
+            response TEXT,
+            reasoning TEXT,
+            prompt_tokens INTEGER,
+            completion_tokens INTEGER,
+            latency_ms REAL NOT NULL,
+            cost_usd REAL,
+            error TEXT,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            config TEXT NOT NULL,            -- JSON
+            started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+            finished_at TEXT
+        );
+        CREATE TABLE candidates (
+            id INTEGER PRIMARY KEY,
+            job_key TEXT NOT NULL UNIQUE,    -- photo/generator/slot/round: a rerun skips finished work
+            run_id INTEGER REFERENCES runs(id),
+            photo_id INTEGER NOT NULL REFERENCES photos(id),
+            generator TEXT NOT NULL,
+            round INTEGER NOT NULL,
+            seed INTEGER NOT NULL,
+            parent_id INTEGER REFERENCES candidates(id),
+            program_sha TEXT,
+            render_id INTEGER REFERENCES renders(id),
+            accepted INTEGER NOT NULL DEFAULT 0,
+            coverage REAL,
+            png_sha TEXT,
+            violations TEXT NOT NULL DEFAULT '[]',
+            critique TEXT,                   -- JSON Critique
+            coder_call_id INTEGER REFERENCES model_calls(id),
+            critic_call_id INTEGER REFERENCES model_calls(id),
+            outcome TEXT NOT NULL DEFAULT 'ok',
+            infra_error TEXT,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        CREATE INDEX candidates_photo ON candidates(photo_id);
+        CREATE TABLE ratings (
+            id INTEGER PRIMARY KEY,          -- append-only log; the latest live row per (candidate, curator) wins
+            candidate_id INTEGER NOT NULL,
+            curator TEXT NOT NULL,
+            tier TEXT NOT NULL CHECK (tier IN ('love', 'okay', 'reject', 'skip')),
+            note TEXT NOT NULL DEFAULT '',
+            undone INTEGER NOT NULL DEFAULT 0,
+            source TEXT NOT NULL DEFAULT 'studio',
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        CREATE INDEX ratings_candidate ON ratings(candidate_id, curator);
+        CREATE TABLE curators (
+            name TEXT PRIMARY KEY,
+            password_hash TEXT,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        CREATE TABLE pool_versions (
+            version TEXT PRIMARY KEY,
+            manifest TEXT NOT NULL,          -- JSON PoolVersion
+            notes TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        """,
+    )
+
+
+def _run_script(db: sqlite3.Connection, sql: str) -> None:
+    # executescript() would COMMIT first and break the migration's transaction.
+    for statement in sql.split(";\n"):
+        if statement.strip():
+            db.execute(statement)
+
+
+# Append new migrations here; their names are recorded in the _migrations table.
+MIGRATIONS: list[Migration] = [m001_initial]
+
+
+def apply(db: sqlite3.Connection) -> list[str]:
+    """Apply every pending migration; return the names applied."""
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY,"
+        " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
+    )
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    applied = []
+    for migration in MIGRATIONS:
+        if migration.__name__ in done:
+            continue
+        db.execute("BEGIN IMMEDIATE")  # one transaction per migration
+        try:
+            migration(db)
+            db.execute("INSERT INTO _migrations (name) VALUES (?)", (migration.__name__,))
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        applied.append(migration.__name__)
+    return applied

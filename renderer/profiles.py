@@ -1,0 +1,98 @@
+"""Gate profiles and the catalogue of violation codes.
+
+A profile names the brush methods a sketch may call. p5's non-drawing helpers are the same
+for every profile. Codes are stable: tools and models key on them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The reference prompt's allowlist (DESIGN.md section 4).
+REFERENCE_BRUSH = (
+    "scaleBrushes", "noStroke", "fill", "noFill", "fillBleed", "fillTexture",
+    "beginShape", "vertex", "endShape", "circle",
+)  # fmt: skip
+
+# Every public drawing/state function of p5.brush 2.2.2 (the published run's permissive list
+# was of this kind). Excludes runtime plumbing a sketch never needs: instance, load, add, clip.
+PERMISSIVE_BRUSH = REFERENCE_BRUSH + (
+    "addField", "arc", "beginStroke", "box", "endStroke", "field", "flowLine", "hatch",
+    "hatchArray", "hatchStyle", "line", "listFields", "mass", "massArray", "move", "noClip",
+    "noField", "noHatch", "noMass", "noWash", "noiseSeed", "pick", "polygon", "rect",
+    "refreshField", "seed", "set", "spline", "stroke", "strokeWeight", "wRand", "wash", "wiggle",
+)  # fmt: skip
+
+PAINTING_CALLS = ("endShape", "circle", "rect", "polygon", "spline", "line", "arc", "flowLine",
+                  "hatch", "endStroke")  # fmt: skip
+
+# p5 helpers any profile may call: set-up, transforms, maths, colour, background, push/pop.
+P5_HELPERS = (
+    "createCanvas", "background", "clear", "angleMode", "noLoop", "loop", "isLooping",
+    "redraw", "frameRate", "translate", "rotate", "rotateX", "rotateY", "rotateZ", "scale",
+    "shearX", "shearY", "push", "pop", "resetMatrix", "random", "randomSeed", "randomGaussian",
+    "noise", "noiseSeed", "noiseDetail", "map", "lerp", "constrain", "dist", "mag", "norm",
+    "sq", "sqrt", "pow", "abs", "ceil", "floor", "round", "min", "max", "exp", "log", "sin",
+    "cos", "tan", "asin", "acos", "atan", "atan2", "degrees", "radians", "fract", "color",
+    "lerpColor", "red", "green", "blue", "alpha", "hue", "saturation", "brightness",
+    "lightness", "colorMode", "fill", "noFill", "stroke", "noStroke", "strokeWeight",
+    "createVector", "millis", "int", "float", "str", "boolean", "hex", "unhex", "nf", "nfc",
+    "nfp", "nfs", "split", "splitTokens", "join", "trim", "append", "shuffle", "sort",
+    "reverse", "concat", "subset", "splice", "shorten", "print", "day", "hour", "minute",
+    "month", "second", "year", "smooth", "noSmooth", "blendMode", "describe",
+)  # fmt: skip
+
+P5_PRIMITIVES = (
+    "arc", "beginShape", "bezier", "bezierVertex", "circle", "curve", "curveVertex",
+    "ellipse", "endShape", "line", "point", "quad", "quadraticVertex", "rect", "square",
+    "triangle", "vertex", "plane", "box", "sphere", "cylinder", "cone", "ellipsoid",
+    "torus", "image", "model", "splineVertex", "spline", "bezierPoint",
+)  # fmt: skip
+
+# Violation codes. Messages are written for a model revising its program.
+CODES = {
+    "empty_program": "The program is empty. Send a complete p5.js sketch in a ```js block.",
+    "no_code_block": "No ```js code block was found in the reply. Put the whole sketch in one ```js block.",
+    "syntax_error": "The sketch does not parse. Fix the syntax error at the given line.",
+    "truncated": "The program looks cut off (unbalanced braces or brackets). Send the complete sketch.",
+    "no_setup": "Define function setup() (and optionally draw()).",
+    "no_webgl_canvas": "Call createCanvas(600, 600, WEBGL) in setup(); p5.brush needs a WEBGL canvas.",
+    "canvas_size": "Use the fixed canvas size given in the prompt; do not resize the canvas.",
+    "forbidden_api": "Network, DOM, storage, eval and timers are not allowed. Draw only with the brush API.",
+    "text": "Text on the canvas is not allowed. Remove text(), textSize() and friends.",
+    "p5_primitive": "Raw p5 drawing primitives are not allowed. Paint with brush.beginShape/vertex/endShape or brush.circle.",
+    "p5_forbidden": "This p5 function is not allowed here. Use only transforms, maths, colour, background, push/pop.",
+    "pixel_write": "Direct pixel access (loadPixels/updatePixels/set/pixels) is not allowed.",
+    "offscreen_buffer": "createGraphics/createFramebuffer/shaders are not allowed. Paint directly with the brush API.",
+    "raw_webgl": "drawingContext and raw WebGL calls are not allowed.",
+    "unknown_brush_method": "This brush method is not on the allowlist for this profile.",
+    "bad_argument": "Brush and p5 calls take numbers, strings (colours) or arrays of them only.",
+    "async_sketch": "setup() and draw() must be synchronous; async, await, promises and timers are not allowed.",
+    "no_painting": "The sketch never paints: call brush.endShape(...) or brush.circle(...) at least once.",
+    "runtime_error": "The sketch threw an error while running. Fix the error at the given line.",
+    "timeout": "The sketch did not finish within the time limit (an infinite loop or far too much work).",
+    "crash": "The sketch crashed the page (often memory: huge arrays or runaway recursion).",
+    "blank_canvas": "The canvas is blank or a single flat colour. Paint a visible flower with brush fills.",
+}
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    brush_methods: tuple[str, ...]
+    min_coverage: float = 0.005
+
+
+PROFILES = {
+    "reference": Profile("reference", REFERENCE_BRUSH),
+    "permissive": Profile("permissive", PERMISSIVE_BRUSH),
+}
+
+
+def get_profile(name: str) -> Profile:
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown gate profile {name!r}; choose one of {sorted(PROFILES)}"
+        ) from None
