@@ -128,6 +128,22 @@ def m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+def m003_curation_sessions(db: sqlite3.Connection) -> None:
+    """Curation: where each curator is (so a reload resumes from the store) and free notes."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE curation_sessions (
+            curator TEXT PRIMARY KEY,
+            candidate_id INTEGER,            -- the candidate on screen; may point at a deleted row
+            filters TEXT NOT NULL DEFAULT '{}',  -- JSON curation.queue.Filters
+            updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        CREATE INDEX ratings_curator ON ratings(curator, id);
+        """,
+    )
+
+
 def _run_script(db: sqlite3.Connection, sql: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction.
     for statement in sql.split(";\n"):
@@ -136,7 +152,7 @@ def _run_script(db: sqlite3.Connection, sql: str) -> None:
 
 
 # Append new migrations here; their names are recorded in the _migrations table.
-MIGRATIONS: list[Migration] = [m001_initial]
+MIGRATIONS: list[Migration] = [m001_initial, m003_curation_sessions]
 
 
 def apply(db: sqlite3.Connection) -> list[str]:
