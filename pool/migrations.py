@@ -144,6 +144,42 @@ def m003_curation_sessions(db: sqlite3.Connection) -> None:
     )
 
 
+def m004_pool(db: sqlite3.Connection) -> None:
+    """Pool: cached per-image features, saved drafts, version params, publications."""
+    _run_script(
+        db,
+        """
+        CREATE TABLE image_features (
+            png_sha TEXT PRIMARY KEY,        -- features depend only on the pixels
+            version INTEGER NOT NULL,        -- pool.features.FEATURE_VERSION; stale rows are recomputed
+            phash TEXT NOT NULL,             -- 64-bit perceptual hash, hex
+            hue_hist BLOB NOT NULL,          -- float32[36]: share of all pixels, saturated, per 10 deg of hue
+            colour_hist BLOB NOT NULL,       -- float32[513]: share of paint pixels per RGB bin (+1: no paint)
+            palette TEXT NOT NULL,           -- JSON list of [hex, share]
+            thumb BLOB NOT NULL,             -- small JPEG for reports
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        CREATE TABLE pool_drafts (
+            id INTEGER PRIMARY KEY,
+            params TEXT NOT NULL,            -- JSON: target, caps, love fraction, threshold
+            draft TEXT NOT NULL,             -- JSON pool.selection.Draft
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        ALTER TABLE pool_versions ADD COLUMN params TEXT NOT NULL DEFAULT '{}';
+        CREATE TABLE pool_publications (
+            id INTEGER PRIMARY KEY,
+            version TEXT NOT NULL REFERENCES pool_versions(version),
+            repo_id TEXT NOT NULL,
+            endpoint TEXT NOT NULL,
+            commit_oid TEXT NOT NULL,
+            tag TEXT NOT NULL,
+            url TEXT NOT NULL,
+            created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+        );
+        """,
+    )
+
+
 def _run_script(db: sqlite3.Connection, sql: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction.
     for statement in sql.split(";\n"):
@@ -152,7 +188,7 @@ def _run_script(db: sqlite3.Connection, sql: str) -> None:
 
 
 # Append new migrations here; their names are recorded in the _migrations table.
-MIGRATIONS: list[Migration] = [m001_initial, m003_curation_sessions]
+MIGRATIONS: list[Migration] = [m001_initial, m003_curation_sessions, m004_pool]
 
 
 def apply(db: sqlite3.Connection) -> list[str]:
