@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image
 from tqdm import tqdm
 
+from pool.metrics import hex_colour
 from pool.store import Store
 
 FEATURE_VERSION = 1
@@ -95,9 +96,7 @@ def compute_features(png: bytes | Path, png_sha: str = "") -> ImageFeatures:
             if counts[k] == 0:
                 break
             mean = painted[bins == k].mean(axis=0).round().astype(int)
-            palette.append(
-                ("#%02x%02x%02x" % tuple(mean), round(float(counts[k] / len(painted)), 4))
-            )
+            palette.append((hex_colour(mean), round(float(counts[k] / len(painted)), 4)))
     else:
         colour_hist[-1] = 1.0  # a blank image is its own colour class
 

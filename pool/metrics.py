@@ -23,6 +23,11 @@ HUE_MIN_SHARE = 0.01
 PUBLISHED_LOVE_COVERAGE = {"median": 0.222, "min": 0.043, "max": 0.656}
 
 
+def hex_colour(rgb) -> str:
+    r, g, b = (int(c) for c in rgb)
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
 def hash_bits(hashes: Sequence[int]) -> np.ndarray:
     """(n, 64) float32 matrix of 0/1 bits."""
     arr = np.array([int(h) for h in hashes], dtype=np.uint64).reshape(-1, 1)
@@ -141,5 +146,5 @@ def pool_palette(
             break
         r, g, b = idx // (levels * levels), (idx // levels) % levels, idx % levels
         centre = tuple(int(c * step + step // 2) for c in (r, g, b))
-        out.append(("#%02x%02x%02x" % centre, round(float(agg[idx] / total), 4)))
+        out.append((hex_colour(centre), round(float(agg[idx] / total), 4)))
     return out
