@@ -72,3 +72,81 @@ def final_tiers(store: Store) -> dict[int, str]:
         if tier:
             result[cid] = tier
     return result
+
+
+# -- per-curator state: undo, notes, history ------------------------------------------------
+def my_latest(store: Store, curator: str) -> dict[int, str]:
+    """candidate id -> this curator's live tier, *including* "skip" (it drives the queue)."""
+    rows = store.query(
+        "SELECT candidate_id, tier FROM ratings WHERE curator = ? AND undone = 0 ORDER BY id",
+        (curator,),
+    )
+    return {row["candidate_id"]: row["tier"] for row in rows}
+
+
+def latest_rating(store: Store, candidate_id: int, curator: str) -> dict | None:
+    """This curator's live rating row for one candidate (id, tier, note, created_at) or None."""
+    rows = store.query(
+        "SELECT id, tier, note, created_at, source FROM ratings"
+        " WHERE candidate_id = ? AND curator = ? AND undone = 0 ORDER BY id DESC LIMIT 1",
+        (candidate_id, curator),
+    )
+    return dict(rows[0]) if rows else None
+
+
+def others_ratings(store: Store, candidate_id: int, curator: str) -> dict[str, dict]:
+    """Other curators' live ratings of one candidate: {curator: {tier, note}} (skips left out)."""
+    rows = store.query(
+        "SELECT curator, tier, note FROM ratings WHERE candidate_id = ? AND curator != ?"
+        " AND undone = 0 ORDER BY id",
+        (candidate_id, curator),
+    )
+    latest = {row["curator"]: {"tier": row["tier"], "note": row["note"]} for row in rows}
+    return {name: r for name, r in latest.items() if r["tier"] != "skip"}
+
+
+def undo_last(store: Store, curator: str) -> list[dict]:
+    """Mark this curator's latest live rating undone (a whole grid batch at once).
+
+    Returns the rows undone ({id, candidate_id, tier}), newest first; [] when nothing is left.
+    Undo is a flag, never a delete, so the log keeps every decision.
+    """
+    with store.write_lock:
+        db = store.db
+        db.execute("BEGIN IMMEDIATE")  # two tabs pressing z at once undo two rows, not one twice
+        try:
+            row = db.execute(
+                "SELECT id, candidate_id, tier, source FROM ratings"
+                " WHERE curator = ? AND undone = 0 ORDER BY id DESC LIMIT 1",
+                (curator,),
+            ).fetchone()
+            if row is None:
+                db.execute("COMMIT")
+                return []
+            if row["source"].startswith("grid:"):
+                rows = db.execute(
+                    "SELECT id, candidate_id, tier FROM ratings"
+                    " WHERE curator = ? AND undone = 0 AND source = ? ORDER BY id DESC",
+                    (curator, row["source"]),
+                ).fetchall()
+            else:
+                rows = [row]
+            db.executemany("UPDATE ratings SET undone = 1 WHERE id = ?", [(r["id"],) for r in rows])
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+    return [{"id": r["id"], "candidate_id": r["candidate_id"], "tier": r["tier"]} for r in rows]
+
+
+def set_note(store: Store, candidate_id: int, curator: str, note: str) -> int | None:
+    """Attach a note to this curator's live rating by appending a copy that carries it.
+
+    Appending (rather than updating) keeps the log honest and lets undo restore the old note.
+    Returns the new row id, or None when the curator has not rated the candidate yet (the
+    studio then sends the note along with the next rating).
+    """
+    current = latest_rating(store, candidate_id, curator)
+    if current is None:
+        return None
+    return record_rating(store, candidate_id, curator, current["tier"], note, source="note")

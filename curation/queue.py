@@ -1,0 +1,196 @@
+"""The rating queue: which candidates a curator sees, in what order, and where they are.
+
+Order is stable (candidate id), so next/previous behave like pages of a book. "Unrated first"
+is about the cursor: after a rating it jumps to the next candidate this curator has not
+rated yet (skipped ones come back after everything else). The cursor lives in SQLite
+(`curation_sessions`), so a reload or a crash resumes exactly where the curator was.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+from dataclasses import asdict, dataclass, fields
+
+from curation.ratings import final_tier, live_ratings, my_latest
+from pool.store import Store
+
+TIER_FILTERS = ("love", "okay", "reject", "unrated")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What to show. Empty / None means "any"."""
+
+    photo_id: int | None = None
+    generator: str | None = None
+    round: int | None = None
+    tier: str | None = None  # final tier: love | okay | reject | unrated
+    curator: str | None = None  # only candidates this curator has rated
+    unrated_only: bool = False  # only candidates *I* have not rated
+    disagreements: bool = False  # only candidates where curators' live tiers differ
+    include_failed: bool = False  # also candidates that failed the gate (no render)
+
+    def to_json(self) -> str:
+        return json.dumps({k: v for k, v in asdict(self).items() if v not in (None, False)})
+
+    @classmethod
+    def from_json(cls, text: str | None) -> Filters:
+        try:
+            data = json.loads(text or "{}")
+        except json.JSONDecodeError:
+            return cls()
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def validate(self) -> Filters:
+        if self.tier not in (None, *TIER_FILTERS):
+            raise ValueError(f"tier filter must be one of {', '.join(TIER_FILTERS)}")
+        return self
+
+
+def build_queue(store: Store, me: str, filters: Filters = Filters()) -> list[int]:
+    """Candidate ids matching the filters, in stable (id) order."""
+    filters.validate()
+    where, params = [], []
+    if not filters.include_failed:
+        where.append("accepted = 1 AND png_sha IS NOT NULL")
+    for column, value in (
+        ("photo_id", filters.photo_id),
+        ("generator", filters.generator),
+        ("round", filters.round),
+    ):
+        if value not in (None, ""):
+            where.append(f"{column} = ?")
+            params.append(value)
+    sql = "SELECT id FROM candidates"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    ids = [row["id"] for row in store.query(sql + " ORDER BY id", tuple(params))]
+    if filters.tier or filters.curator or filters.disagreements:
+        votes = live_ratings(store)
+        if filters.tier:
+            want = None if filters.tier == "unrated" else filters.tier
+            ids = [i for i in ids if final_tier(votes.get(i, {})) == want]
+        if filters.curator:
+            ids = [i for i in ids if filters.curator in votes.get(i, {})]
+        if filters.disagreements:
+            ids = [i for i in ids if len(set(votes.get(i, {}).values())) > 1]
+    if filters.unrated_only:
+        mine = my_latest(store, me)
+        ids = [i for i in ids if mine.get(i, "skip") == "skip"]
+    return ids
+
+
+def next_unrated(ids: list[int], mine: dict[int, str], after: int | None) -> int | None:
+    """The next id after `after` (wrapping) I have not rated; then skipped ones; else None."""
+    start = bisect.bisect_right(ids, after) if after is not None else 0
+    order = ids[start:] + ids[:start]
+    for i in order:
+        if i not in mine:
+            return i
+    for i in order:
+        if mine.get(i) == "skip" and i != after:
+            return i
+    return None
+
+
+def step(ids: list[int], current: int | None, delta: int) -> int | None:
+    """Move `delta` places through the queue from `current` (which may have left it)."""
+    if not ids:
+        return None
+    if current is None:
+        return ids[0]
+    pos = bisect.bisect_left(ids, current)
+    if pos < len(ids) and ids[pos] == current:
+        pos += delta
+    elif delta < 0:
+        pos -= 1  # current left the queue: "previous" is the one before where it was
+    return ids[max(0, min(len(ids) - 1, pos))]
+
+
+# -- the stored cursor --------------------------------------------------------------------
+def load_session(store: Store, curator: str) -> tuple[int | None, Filters]:
+    rows = store.query(
+        "SELECT candidate_id, filters FROM curation_sessions WHERE curator = ?", (curator,)
+    )
+    if not rows:
+        return None, Filters()
+    return rows[0]["candidate_id"], Filters.from_json(rows[0]["filters"])
+
+
+def save_session(
+    store: Store, curator: str, candidate_id: int | None, filters: Filters | None = None
+) -> None:
+    with store.write_lock:
+        if filters is None:
+            store.db.execute(
+                "INSERT INTO curation_sessions (curator, candidate_id) VALUES (?, ?)"
+                " ON CONFLICT(curator) DO UPDATE SET candidate_id = excluded.candidate_id,"
+                " updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+                (curator, candidate_id),
+            )
+        else:
+            store.db.execute(
+                "INSERT INTO curation_sessions (curator, candidate_id, filters) VALUES (?, ?, ?)"
+                " ON CONFLICT(curator) DO UPDATE SET candidate_id = excluded.candidate_id,"
+                " filters = excluded.filters,"
+                " updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+                (curator, candidate_id, filters.to_json()),
+            )
+
+
+def resolve_current(
+    ids: list[int], mine: dict[int, str], stored: int | None
+) -> tuple[int | None, bool]:
+    """Where the curator is: the stored candidate if still queued, else the next unrated.
+
+    Returns (candidate id or None, moved) where `moved` says the stored one had gone.
+    """
+    if stored is not None:
+        pos = bisect.bisect_left(ids, stored)
+        if pos < len(ids) and ids[pos] == stored:
+            return stored, False
+        return next_unrated(ids, mine, stored) or step(ids, stored, 0), True
+    return next_unrated(ids, mine, None) or (ids[0] if ids else None), False
+
+
+# -- progress ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Progress:
+    total: int  # candidates in the current queue
+    rated_by_me: int  # of those, rated by this curator (skips not counted)
+    skipped_by_me: int
+    love: int  # final tiers across the whole store (the pool being built)
+    okay: int
+    reject: int
+    target: int
+
+    @property
+    def pool(self) -> int:
+        return self.love + self.okay
+
+    def text(self) -> str:
+        return (
+            f"You rated {self.rated_by_me}/{self.total} in this queue"
+            + (f" ({self.skipped_by_me} skipped)" if self.skipped_by_me else "")
+            + f" · pool {self.love} love + {self.okay} okay = {self.pool}/{self.target}"
+            + f" · {self.reject} rejected"
+        )
+
+
+def progress(store: Store, me: str, ids: list[int], target: int = 178) -> Progress:
+    mine = my_latest(store, me)
+    queued = set(ids)
+    rated = sum(1 for i, t in mine.items() if i in queued and t != "skip")
+    skipped = sum(1 for i, t in mine.items() if i in queued and t == "skip")
+    tiers = [final_tier(v) for v in live_ratings(store).values()]
+    return Progress(
+        total=len(ids),
+        rated_by_me=rated,
+        skipped_by_me=skipped,
+        love=tiers.count("love"),
+        okay=tiers.count("okay"),
+        reject=tiers.count("reject"),
+        target=target,
+    )

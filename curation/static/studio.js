@@ -1,0 +1,106 @@
+// The studio's keyboard and prefetch layer. Loaded once per page via launch(js=...).
+// Keys click hidden Gradio buttons; each button's `js` hook reads what is on screen
+// (candidate id, the rating row we saw) so the server acts on exactly what the curator saw.
+() => {
+  if (window.rp) return;
+  const rp = (window.rp = { busy: false, pending: null, tier: "", delta: 0, goto: 0,
+                             nonce: null, sel: new Set(), lastTile: null, preloaded: [] });
+  const $ = (id) => document.getElementById(id);
+  const btn = (id) => { const el = $(id); return el && (el.tagName === "BUTTON" ? el : el.querySelector("button")); };
+  const view = () => $("rp-view");
+  const visible = (el) => !!el && el.offsetParent !== null;
+
+  rp.cid = () => { const v = view(); return v && v.dataset.cid ? Number(v.dataset.cid) : null; };
+  rp.seen = () => { const v = view(); return v ? Number(v.dataset.seen || 0) : 0; };
+  rp.fire = (id, setup) => {
+    // One action in flight at a time; one more is remembered and runs when the view updates,
+    // so fast typing never rates the same candidate twice.
+    if (rp.busy) { rp.pending = [id, setup]; return; }
+    setup && setup();
+    const b = btn(id);
+    if (!b) return;
+    rp.busy = true;
+    rp.busyAt = performance.now();
+    b.click();
+  };
+  rp.act = (tier) => rp.fire("rp-rate-btn", () => { rp.tier = tier; });
+  rp.undo = () => rp.fire("rp-undo-btn");
+  rp.nav = (delta) => rp.fire("rp-nav-btn", () => { rp.delta = delta; });
+  rp.jump = (cid) => rp.fire("rp-goto-btn", () => { rp.goto = cid; });
+  rp.saveNote = () => rp.fire("rp-note-btn");
+  rp.gridRate = (tier) => { rp.tier = tier; const b = btn("rp-grid-rate-btn"); b && b.click(); };
+  rp.selected = () => Array.from(rp.sel).join(",");
+
+  rp.preload = (urls) => {
+    // Keep references so the decoded images stay in the memory cache.
+    rp.preloaded = urls.map((u) => { const im = new Image(); im.decoding = "async"; im.src = u; return im; });
+  };
+  const onView = () => {
+    const v = view();
+    if (!v || v.dataset.nonce === rp.nonce) return;
+    rp.nonce = v.dataset.nonce;
+    rp.busy = false;
+    const urls = (v.dataset.prefetch || "").split(" ").filter(Boolean);
+    if (urls.length) rp.preload(urls);
+    if (rp.pending) { const [id, setup] = rp.pending; rp.pending = null; rp.fire(id, setup); }
+  };
+  const onGrid = () => {
+    const g = $("rp-grid");
+    if (!g || g.dataset.seen === "1") return;
+    g.dataset.seen = "1";
+    rp.sel.clear();
+    rp.lastTile = null;
+  };
+  new MutationObserver(() => { onView(); onGrid(); }).observe(document.body, { childList: true, subtree: true });
+  // A lost response (network hiccup) must not freeze the keyboard forever.
+  setInterval(() => { if (rp.busy && performance.now() - rp.busyAt > 8000) rp.busy = false; }, 1000);
+
+  document.addEventListener("keydown", (e) => {
+    const t = e.target;
+    const typing = t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable);
+    const noteBox = t && t.closest && t.closest("#rp-note");
+    if (typing) {
+      if (noteBox && e.key === "Enter" && !e.shiftKey) { e.preventDefault(); t.blur(); rp.saveNote(); }
+      else if (noteBox && e.key === "Escape") { t.blur(); }
+      return;
+    }
+    if (!visible(view()) || e.altKey || e.metaKey) return;
+    const k = e.key.toLowerCase();
+    const ctrl = e.ctrlKey;
+    let handled = true;
+    if (ctrl && k === "z") rp.undo();
+    else if (ctrl) handled = false;
+    else if (k === "1") rp.act("love");
+    else if (k === "2") rp.act("okay");
+    else if (k === "3") rp.act("reject");
+    else if (k === "4" || k === " ") rp.act("skip");
+    else if (k === "z") rp.undo();
+    else if (k === "n") { const box = document.querySelector("#rp-note textarea, #rp-note input"); box && box.focus(); }
+    else if (k === "arrowright" || k === "j") rp.nav(1);
+    else if (k === "arrowleft" || k === "k") rp.nav(-1);
+    else handled = false;
+    if (handled) e.preventDefault();
+  });
+
+  document.addEventListener("click", (e) => {
+    const a = e.target.closest && e.target.closest("[data-rp-act],[data-rp-goto],[data-rp-grid],.rp-tile");
+    if (!a) return;
+    if (a.dataset.rpAct) { e.preventDefault(); rp[a.dataset.rpAct === "undo" ? "undo" : "act"](a.dataset.rpAct); }
+    else if (a.dataset.rpGoto) { e.preventDefault(); rp.jump(Number(a.dataset.rpGoto)); }
+    else if (a.dataset.rpGrid) {
+      e.preventDefault();
+      const g = a.dataset.rpGrid;
+      if (g === "all") document.querySelectorAll(".rp-tile").forEach((t) => { rp.sel.add(Number(t.dataset.cid)); t.classList.add("rp-sel"); });
+      else if (g === "none") { rp.sel.clear(); document.querySelectorAll(".rp-tile").forEach((t) => t.classList.remove("rp-sel")); }
+      else rp.gridRate(g);
+    } else {
+      // a grid tile: toggle, or shift-click to select a range
+      const tiles = Array.from(document.querySelectorAll(".rp-tile"));
+      const i = tiles.indexOf(a);
+      const range = e.shiftKey && rp.lastTile !== null ? tiles.slice(Math.min(i, rp.lastTile), Math.max(i, rp.lastTile) + 1) : [a];
+      const on = !a.classList.contains("rp-sel");
+      range.forEach((t) => { t.classList.toggle("rp-sel", on); on ? rp.sel.add(Number(t.dataset.cid)) : rp.sel.delete(Number(t.dataset.cid)); });
+      rp.lastTile = i;
+    }
+  });
+}

@@ -1,0 +1,328 @@
+"""The studio's Gradio wiring: `build_app(services) -> gr.Blocks` and `launch(...)`.
+
+Handlers only translate between components and curation/studio.py, and format with
+curation/views.py. Keys live in static/studio.js: they click hidden buttons whose `js` hook
+reads the candidate on screen, so a rating always applies to what the curator saw.
+"""
+
+from __future__ import annotations
+
+import functools
+import ipaddress
+from pathlib import Path
+
+import gradio as gr
+
+from curation import studio, views
+from curation.agreement import agreement_report
+from curation.curators import authenticate, list_curators
+from curation.queue import Filters
+from curation.studio import Services
+
+STATIC = Path(__file__).parent / "static"
+ANY = "(any)"
+
+
+def _who(services: Services, claimed: str, request: gr.Request | None) -> str:
+    username = getattr(request, "username", None) if request is not None else None
+    return studio.resolve_curator(services, claimed, username)
+
+
+def _int(value: object) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _safe(fn):
+    """Turn a bad request into a message in the view instead of a stack trace."""
+
+    @functools.wraps(fn)  # keeps the signature: Gradio injects gr.Request by annotation
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (ValueError, PermissionError) as exc:
+            raise gr.Error(str(exc)) from exc
+
+    return wrapper
+
+
+def filter_choices(services: Services) -> dict[str, list]:
+    store = services.store
+    photos = [
+        f"{r['id']}: {r['file_name']}"
+        for r in store.query("SELECT id, file_name FROM photos ORDER BY id")
+    ]
+    models = [r["generator"] for r in store.query("SELECT DISTINCT generator FROM candidates")]
+    rounds = [
+        str(r["round"]) for r in store.query("SELECT DISTINCT round FROM candidates ORDER BY round")
+    ]
+    curators = [c["name"] for c in list_curators(store)]
+    return {"photo": photos, "model": models, "round": rounds, "curator": curators}
+
+
+def build_app(services: Services) -> gr.Blocks:
+    settings = services.settings
+    gr.set_static_paths([str(p) for p in studio.static_dirs(services.store)])
+
+    # -- handlers (each one is an API endpoint; gradio_client reaches them by api_name) ----
+    @_safe
+    def show(curator: str, request: gr.Request) -> str:
+        """The current candidate for this curator (resumes the stored cursor)."""
+        return views.screen_html(studio.screen(services, _who(services, curator, request)))
+
+    @_safe
+    def rate(
+        candidate_id: float | None,
+        tier: str,
+        note: str,
+        curator: str,
+        seen: float | None,
+        request: gr.Request,
+    ):
+        """Rate the candidate on screen love|okay|reject|skip; returns the next view."""
+        who = _who(services, curator, request)
+        cid = _int(candidate_id)
+        if cid is None:
+            return views.screen_html(
+                studio.screen(services, who, None, "Nothing to rate here.", "warn")
+            ), note
+        s = studio.rate(services, who, cid, str(tier), note or "", _int(seen))
+        return views.screen_html(s), "" if s.level in ("ok", "warn") else note
+
+    @_safe
+    def undo(curator: str, request: gr.Request) -> str:
+        """Undo this curator's latest rating (repeat for several levels)."""
+        return views.screen_html(studio.undo(services, _who(services, curator, request)))
+
+    @_safe
+    def navigate(
+        candidate_id: float | None, delta: float, curator: str, request: gr.Request
+    ) -> str:
+        """Move through the queue: delta 1 = next, -1 = previous."""
+        who = _who(services, curator, request)
+        return views.screen_html(
+            studio.navigate(services, who, _int(candidate_id), int(delta or 1))
+        )
+
+    @_safe
+    def goto(candidate_id: float | None, curator: str, request: gr.Request):
+        """Open one candidate in the big view."""
+        who = _who(services, curator, request)
+        cid = _int(candidate_id)
+        s = studio.goto(services, who, cid) if cid else studio.screen(services, who)
+        return views.screen_html(s), gr.Tabs(selected="rate")
+
+    @_safe
+    def note(candidate_id: float | None, text: str, curator: str, request: gr.Request):
+        """Attach a note to this curator's rating of the candidate on screen."""
+        who = _who(services, curator, request)
+        cid = _int(candidate_id)
+        if cid is None:
+            return views.screen_html(studio.screen(services, who)), text
+        s = studio.note(services, who, cid, text or "")
+        return views.screen_html(s), "" if s.level == "ok" else text
+
+    @_safe
+    def apply_filters(photo: str, model: str, round_: str, tier: str, rated_by: str,
+                      unrated_only: bool, disagreements: bool, curator: str, request: gr.Request) -> str:  # fmt: skip
+        """Set this curator's queue filters (stored, so they survive a reload)."""
+        who = _who(services, curator, request)
+        pick = lambda v: None if v in (None, "", ANY) else v  # noqa: E731
+        f = Filters(
+            photo_id=_int(str(pick(photo) or "").split(":")[0]),
+            generator=pick(model),
+            round=_int(pick(round_)),
+            tier=pick(tier),
+            curator=pick(rated_by),
+            unrated_only=bool(unrated_only),
+            disagreements=bool(disagreements),
+        )
+        return views.screen_html(studio.set_filters(services, who, f))
+
+    @_safe
+    def grid(page: float | None, curator: str, request: gr.Request) -> str:
+        """A page of thumbnails for triage."""
+        return views.grid_html(
+            studio.grid(services, _who(services, curator, request), _int(page) or 1)
+        )
+
+    @_safe
+    def grid_rate(
+        ids: str, tier: str, page: float | None, curator: str, request: gr.Request
+    ) -> str:
+        """Rate several candidates (comma-separated ids) in one action."""
+        who = _who(services, curator, request)
+        g = studio.grid_rate(services, who, studio.parse_ids(ids), str(tier), _int(page) or 1)
+        return views.grid_html(g)
+
+    def agreement() -> str:
+        """Cohen's and Fleiss' kappa, confusion matrices, disagreements."""
+        return views.agreement_html(agreement_report(services.store), settings.blind)
+
+    def init(request: gr.Request):
+        """On page load: who is curating (login, ?curator=, or the default) and their view."""
+        claimed = request.query_params.get("curator") if request else None
+        who = _who(services, claimed or settings.default_curator, request)
+        return who, views.screen_html(studio.screen(services, who))
+
+    # -- layout ------------------------------------------------------------------------------
+    choices = filter_choices(services)
+    with gr.Blocks(title="refpool studio") as demo:
+        with gr.Row():
+            curator = gr.Textbox(
+                value=settings.default_curator,
+                label="Curator" + (" (logged in)" if settings.auth else ""),
+                interactive=not settings.auth,
+                elem_id="rp-curator",
+                scale=1,
+            )
+            gr.Markdown(
+                "### refpool studio" + (" · blind mode" if settings.blind else ""),
+            )
+        with gr.Accordion("Queue filters", open=False):
+            with gr.Row():
+                f_photo = gr.Dropdown([ANY, *choices["photo"]], value=ANY, label="Photo")
+                f_model = gr.Dropdown(
+                    [ANY, *choices["model"]], value=ANY, label="Model", visible=not settings.blind
+                )
+                f_round = gr.Dropdown([ANY, *choices["round"]], value=ANY, label="Round")
+                f_tier = gr.Dropdown(
+                    [ANY, "love", "okay", "reject", "unrated"], value=ANY, label="Final tier"
+                )
+                f_rated = gr.Dropdown(
+                    [ANY, *choices["curator"]],
+                    value=ANY,
+                    label="Rated by",
+                    visible=not settings.blind,
+                )
+            with gr.Row():
+                f_unrated = gr.Checkbox(False, label="Only candidates I have not rated")
+                f_dis = gr.Checkbox(False, label="Only disagreements", visible=not settings.blind)
+                f_apply = gr.Button("Apply filters", elem_id="rp-apply-filters")
+        with gr.Tabs(selected="rate") as tabs:
+            with gr.Tab("Rate", id="rate"):
+                view = gr.HTML(elem_id="rp-view-wrap")
+                gr.HTML(
+                    '<div class="rp-actions">'
+                    '<button data-rp-act="love">1 love</button><button data-rp-act="okay">2 okay</button>'
+                    '<button data-rp-act="reject">3 reject</button><button data-rp-act="skip">4 skip</button>'
+                    '<button data-rp-act="undo">z undo</button></div>'
+                )
+                note_box = gr.Textbox(
+                    label="Note (n to focus, Enter to save; sent with your next rating)",
+                    elem_id="rp-note",
+                    lines=1,
+                )
+            with gr.Tab("Grid", id="grid") as grid_tab:
+                with gr.Row():
+                    page = gr.Number(
+                        1, label="Page", precision=0, minimum=1, elem_id="rp-page", scale=0
+                    )
+                    page_btn = gr.Button("Show page", elem_id="rp-page-btn", scale=0)
+                gr.HTML(
+                    '<div class="rp-gridbar">'
+                    '<button data-rp-grid="love">Love selected</button><button data-rp-grid="okay">Okay selected</button>'
+                    '<button data-rp-grid="reject">Reject selected</button><button data-rp-grid="skip">Skip selected</button>'
+                    '<button data-rp-grid="all">Select page</button><button data-rp-grid="none">Clear selection</button></div>'
+                )
+                grid_view = gr.HTML(elem_id="rp-grid-wrap")
+            with gr.Tab("Agreement", id="agreement") as agree_tab:
+                agree_btn = gr.Button("Refresh", elem_id="rp-agree-btn")
+                agree_view = gr.HTML(elem_id="rp-agree-wrap")
+
+        # Hidden plumbing for the key handler (kept in the DOM so JS can click them).
+        hide = {"visible": "hidden"}
+        cid_in = gr.Number(elem_id="rp-cid", **hide)
+        tier_in = gr.Textbox(elem_id="rp-tier", **hide)
+        seen_in = gr.Number(elem_id="rp-seen", **hide)
+        delta_in = gr.Number(elem_id="rp-delta", **hide)
+        ids_in = gr.Textbox(elem_id="rp-ids", **hide)
+        rate_btn = gr.Button("rate", elem_id="rp-rate-btn", **hide)
+        undo_btn = gr.Button("undo", elem_id="rp-undo-btn", **hide)
+        nav_btn = gr.Button("navigate", elem_id="rp-nav-btn", **hide)
+        goto_btn = gr.Button("goto", elem_id="rp-goto-btn", **hide)
+        note_btn = gr.Button("note", elem_id="rp-note-btn", **hide)
+        grid_rate_btn = gr.Button("grid_rate", elem_id="rp-grid-rate-btn", **hide)
+
+        fast = {"show_progress": "hidden", "trigger_mode": "multiple"}
+        demo.load(init, None, [curator, view], api_name="init", **fast)
+        curator.submit(show, [curator], [view], api_name="show", **fast)
+        rate_btn.click(
+            rate, [cid_in, tier_in, note_box, curator, seen_in], [view, note_box], api_name="rate",
+            js="(c, t, n, who, s) => [rp.cid(), rp.tier, n, who, rp.seen()]", **fast,
+        )  # fmt: skip
+        undo_btn.click(undo, [curator], [view], api_name="undo", **fast)
+        nav_btn.click(
+            navigate, [cid_in, delta_in, curator], [view], api_name="navigate",
+            js="(c, d, who) => [rp.cid(), rp.delta, who]", **fast,
+        )  # fmt: skip
+        goto_btn.click(
+            goto, [cid_in, curator], [view, tabs], api_name="goto",
+            js="(c, who) => [rp.goto, who]", **fast,
+        )  # fmt: skip
+        note_btn.click(
+            note, [cid_in, note_box, curator], [view, note_box], api_name="note",
+            js="(c, n, who) => [rp.cid(), n, who]", **fast,
+        )  # fmt: skip
+        f_apply.click(
+            apply_filters,
+            [f_photo, f_model, f_round, f_tier, f_rated, f_unrated, f_dis, curator],
+            [view],
+            api_name="filters",
+            **fast,
+        )
+        grid_tab.select(grid, [page, curator], [grid_view], api_name="grid", **fast)
+        page_btn.click(grid, [page, curator], [grid_view], api_visibility="private", **fast)
+        grid_rate_btn.click(
+            grid_rate, [ids_in, tier_in, page, curator], [grid_view], api_name="grid_rate",
+            js="(i, t, p, who) => [rp.selected(), rp.tier, p, who]", **fast,
+        )  # fmt: skip
+        agree_tab.select(agreement, None, [agree_view], api_name="agreement", **fast)
+        agree_btn.click(agreement, None, [agree_view], api_visibility="private", **fast)
+    return demo
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def launch(
+    services: Services,
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    require_auth: bool = False,
+    prevent_thread_lock: bool = False,
+    quiet: bool = False,
+):
+    """Launch the studio; login is required when `require_auth` or the host is not loopback.
+
+    Returns (demo, url).
+    """
+    exposed = require_auth or not is_loopback(host)
+    if exposed:
+        if not any(c["has_password"] for c in list_curators(services.store)):
+            raise SystemExit(
+                "the studio is exposed (non-loopback host or --auth) but no curator has a"
+                " password: add one with `refpool curators add NAME --password-env VAR`"
+            )
+        services.settings.auth = True
+    demo = build_app(services)
+    _, url, _ = demo.launch(
+        server_name=host,
+        server_port=port,
+        auth=(lambda u, p: authenticate(services.store, u, p)) if exposed else None,
+        auth_message="Log in with your refpool curator account." if exposed else None,
+        prevent_thread_lock=prevent_thread_lock,
+        quiet=quiet,
+        js=(STATIC / "studio.js").read_text("utf-8"),
+        css=(STATIC / "studio.css").read_text("utf-8"),
+        footer_links=["api"],
+    )
+    return demo, url

@@ -1,0 +1,189 @@
+"""HTML for the studio, built from service results. Every user-supplied string is escaped
+here (notes, program source, critique text, photo credits, curator names), and nothing
+else in the UI writes HTML.
+"""
+
+from __future__ import annotations
+
+from html import escape
+
+from contracts import TIERS
+from curation.agreement import AgreementReport
+from curation.studio import Grid, Screen
+
+KEYS_HELP = (
+    "<b>1</b> love · <b>2</b> okay · <b>3</b> reject · <b>4</b>/<b>space</b> skip · "
+    "<b>z</b> undo · <b>n</b> note · <b>←/→</b> or <b>k/j</b> previous/next"
+)
+
+
+def _e(value: object) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def message_html(message: str, level: str = "info") -> str:
+    if not message:
+        return '<div class="rp-msg rp-empty"></div>'
+    return f'<div class="rp-msg rp-{_e(level)}" role="status">{_e(message)}</div>'
+
+
+def screen_html(s: Screen) -> str:
+    """The big view. Data attributes carry what the key handler sends back to the server."""
+    d = s.detail
+    prefetch = " ".join(_e(u) for u in s.prefetch)
+    head = (
+        f'<div id="rp-view" data-cid="{d.id if d else ""}" data-seen="{d.seen if d else 0}"'
+        f' data-nonce="{s.nonce}" data-prefetch="{prefetch}" data-curator="{_e(s.curator)}">'
+    )
+    top = message_html(s.message, s.level)
+    if s.progress:
+        p = s.progress
+        pct = min(100, round(100 * p.pool / p.target)) if p.target else 0
+        top += (
+            f'<div class="rp-progress"><span>{_e(p.text())}</span>'
+            f'<span class="rp-bar"><span style="width:{pct}%"></span></span></div>'
+        )
+    if d is None:
+        return head + top + "</div>"
+    render = (
+        f'<img id="rp-img" src="{_e(d.png_url)}" data-cid="{d.id}" alt="render of candidate {d.id}">'
+        if d.png_url
+        else f'<div id="rp-img" class="rp-missing" data-cid="{d.id}">{_e(d.png_problem)}</div>'
+    )
+    ph = d.photo
+    credit = " · ".join(_e(x) for x in (ph.get("licence"), ph.get("author")) if x)
+    link = (
+        f' · <a href="{_e(ph["source_url"])}" target="_blank" rel="noopener noreferrer">source</a>'
+        if ph.get("source_url", "").startswith(("http://", "https://"))
+        else ""
+    )
+    photo = (
+        f'<img class="rp-photo-img" src="{_e(d.photo_url)}" alt="source photo">'
+        if d.photo_url
+        else f'<div class="rp-missing">{_e(ph.get("problem", "no photo"))}</div>'
+    )
+    mine = (
+        f'<span class="rp-tier rp-{_e(d.my_tier)}">{_e(d.my_tier)}</span>'
+        if d.my_tier
+        else '<span class="rp-tier">unrated</span>'
+    )
+    others = "".join(
+        f'<span class="rp-other">{_e(name)}: <span class="rp-tier rp-{_e(r["tier"])}">{_e(r["tier"])}</span>'
+        + (f" “{_e(r['note'])}”" if r.get("note") else "")
+        + "</span>"
+        for name, r in sorted(d.others.items())
+    )
+    gate = "passed" if d.accepted else "failed"
+    if d.violations:
+        gate += ": " + "; ".join(_e(v.get("code")) for v in d.violations)
+    meta = [
+        f"<b>#{d.id}</b> ({s.position}/{s.queue_len})",
+        f"gate {gate}",
+        f"coverage {d.coverage:.3f}" if d.coverage is not None else "coverage n/a",
+        f"model {_e(d.generator)}" if d.generator is not None else "model hidden (blind)",
+        f"round {d.round}",
+        f"seed {d.seed}",
+        f"you: {mine}",
+    ]
+    note = f'<div class="rp-note">your note: {_e(d.my_note)}</div>' if d.my_note else ""
+    history = "".join(
+        f'<figure class="rp-stage{" rp-current" if st.id == d.id else ""}" data-rp-goto="{st.id}">'
+        + (
+            f'<img src="{_e(st.thumb_url)}" alt="round {st.round}">'
+            if st.thumb_url
+            else '<div class="rp-missing">no render</div>'
+        )
+        + f"<figcaption><b>round {st.round}</b> #{st.id}{'' if st.accepted else ' (failed gate)'}"
+        + f"<br>{_e(st.critique) or '<i>no critique</i>'}</figcaption></figure>"
+        for st in d.history
+    )
+    program = (
+        f"<details class='rp-program'><summary>Program</summary><pre><code>{_e(d.program)}</code></pre></details>"
+        if d.program is not None
+        else "<div class='rp-program'>program not available</div>"
+    )
+    return (
+        head
+        + top
+        + '<div class="rp-main">'
+        + f'<figure class="rp-render">{render}</figure>'
+        + f'<figure class="rp-photo">{photo}<figcaption>{_e(ph.get("file_name"))}<br>{credit}{link}</figcaption></figure>'
+        + "</div>"
+        + f'<div class="rp-meta">{" · ".join(meta)}</div>'
+        + (f'<div class="rp-others">{others}</div>' if others else "")
+        + note
+        + f'<div class="rp-keys">{KEYS_HELP}</div>'
+        + f'<div class="rp-history">{history}</div>'
+        + program
+        + "</div>"
+    )
+
+
+def grid_html(g: Grid) -> str:
+    tiles = "".join(
+        f'<figure class="rp-tile" data-cid="{t.id}" data-tier="{_e(t.my_tier or "")}">'
+        + (
+            f'<img src="{_e(t.thumb_url)}" loading="lazy" alt="candidate {t.id}">'
+            if t.thumb_url
+            else '<div class="rp-missing">missing PNG</div>'
+        )
+        + f"<figcaption>#{t.id} r{t.round}"
+        + (f" {_e(t.generator)}" if t.generator else "")
+        + (f' <span class="rp-tier rp-{_e(t.my_tier)}">{_e(t.my_tier)}</span>' if t.my_tier else "")
+        + "</figcaption></figure>"
+        for t in g.tiles
+    )
+    progress = f'<div class="rp-progress">{_e(g.progress.text())}</div>' if g.progress else ""
+    return (
+        f'<div id="rp-grid" data-page="{g.page}" data-pages="{g.pages}">'
+        + message_html(g.message, g.level)
+        + progress
+        + f'<div class="rp-gridinfo">page {g.page}/{g.pages} · click thumbnails to select,'
+        " shift-click for a range</div>" + f'<div class="rp-tiles">{tiles}</div></div>'
+    )
+
+
+def _k(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def agreement_html(r: AgreementReport, blind: bool = False) -> str:
+    if blind:
+        return message_html(
+            "Agreement is hidden in blind mode (it reveals other curators' ratings).", "warn"
+        )
+    if len(r.curators) < 2:
+        return message_html(
+            "Agreement needs at least two curators with ratings. Ask a second curator to rate"
+            " some of the same candidates.",
+            "info",
+        )
+    rows = "".join(
+        f"<tr><td>{_e(p.a)}</td><td>{_e(p.b)}</td><td>{p.shared}</td>"
+        f'<td class="rp-kappa" data-a="{_e(p.a)}" data-b="{_e(p.b)}">{_k(p.kappa)}</td>'
+        f"<td>{'n/a' if p.percent_agree is None else f'{100 * p.percent_agree:.0f}%'}</td></tr>"
+        for p in r.pairs
+    )
+    out = (
+        '<div id="rp-agreement">'
+        f"<p>Fleiss' κ over {r.fleiss_items} candidates rated by all {len(r.curators)} curators:"
+        f' <b id="rp-fleiss">{_k(r.fleiss)}</b></p>'
+        "<table class='rp-table'><tr><th>curator A</th><th>curator B</th><th>shared</th>"
+        f"<th>Cohen's κ</th><th>agree</th></tr>{rows}</table>"
+    )
+    for p in r.pairs:
+        head = "".join(f"<th>{t}</th>" for t in TIERS)
+        body = "".join(
+            f"<tr><th>{TIERS[i]}</th>" + "".join(f"<td>{n}</td>" for n in row) + "</tr>"
+            for i, row in enumerate(p.matrix)
+        )
+        out += (
+            f"<h4>Confusion: {_e(p.a)} (rows) × {_e(p.b)} (columns)</h4>"
+            f"<table class='rp-table rp-confusion'><tr><th></th>{head}</tr>{body}</table>"
+        )
+    links = " ".join(f'<a href="#" data-rp-goto="{i}">#{i}</a>' for i in r.disagreements[:200])
+    out += (
+        f"<h4>Disagreements to resolve: {len(r.disagreements)}</h4>"
+        f'<div class="rp-disagree">{links or "none"}</div></div>'
+    )
+    return out
