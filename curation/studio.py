@@ -92,6 +92,8 @@ class Screen:
     position: int = 0  # 1-based place in the queue (0: none)
     queue_len: int = 0
     prefetch: list[str] = field(default_factory=list)  # image URLs to preload
+    next_id: int | None = None  # where a rating will advance to (shown at once by the JS)
+    next_url: str | None = None
     filters: q.Filters = field(default_factory=q.Filters)
     nonce: int = field(default_factory=time.monotonic_ns)  # changes on every response
 
@@ -259,8 +261,11 @@ def clean_filters(services: Services, filters: q.Filters) -> q.Filters:
     return filters
 
 
-def _prefetch_urls(services: Services, ids: list[int], mine: dict[int, str], cid: int) -> list[str]:
-    """The renders the next keypresses will most likely show: next unrated ones, then next."""
+def _prefetch(
+    services: Services, ids: list[int], mine: dict[int, str], cid: int
+) -> tuple[list[str], int | None, str | None]:
+    """Renders the next keypresses will most likely show: the next unrated ones, then the
+    next in order. Returns (urls to preload, the id a rating will advance to, its url)."""
     store, want = services.store, services.settings.prefetch
     picks: list[int] = []
     after = cid
@@ -270,14 +275,16 @@ def _prefetch_urls(services: Services, ids: list[int], mine: dict[int, str], cid
             break
         picks.append(nxt)
         after = nxt
+    first = picks[0] if picks else None  # None: a rating finishes the queue
     nxt = q.step(ids, cid, 1)
     if nxt is not None and nxt != cid and nxt not in picks:
         picks.append(nxt)
     if not picks:
-        return []
+        return [], None, None
     marks = ",".join("?" for _ in picks)
-    rows = store.query(f"SELECT png_sha FROM candidates WHERE id IN ({marks})", tuple(picks))
-    return [file_url(store.png_path(r["png_sha"])) for r in rows if r["png_sha"]]
+    rows = store.query(f"SELECT id, png_sha FROM candidates WHERE id IN ({marks})", tuple(picks))
+    urls = {r["id"]: file_url(store.png_path(r["png_sha"])) for r in rows if r["png_sha"]}
+    return [urls[i] for i in picks if i in urls], first, urls.get(first)
 
 
 def screen(
@@ -319,6 +326,9 @@ def screen(
             message = "No candidate matches these filters. Clear the filters to see the rest."
         level = "warn"
     pos = ids.index(candidate_id) + 1 if candidate_id in ids else 0
+    urls, next_id, next_url = (
+        _prefetch(services, ids, mine, candidate_id) if candidate_id else ([], None, None)
+    )
     return Screen(
         curator=curator,
         detail=detail,
@@ -327,7 +337,9 @@ def screen(
         progress=q.progress(store, curator, ids, services.settings.target),
         position=pos,
         queue_len=len(ids),
-        prefetch=_prefetch_urls(services, ids, mine, candidate_id) if candidate_id else [],
+        prefetch=urls,
+        next_id=next_id,
+        next_url=next_url,
         filters=filters,
     )
 

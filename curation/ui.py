@@ -246,17 +246,17 @@ def build_app(services: Services) -> gr.Blocks:
         note_btn = gr.Button("note", elem_id="rp-note-btn", **hide)
         grid_rate_btn = gr.Button("grid_rate", elem_id="rp-grid-rate-btn", **hide)
 
-        fast = {"show_progress": "hidden", "trigger_mode": "multiple"}
+        fast = {"show_progress": "hidden", "trigger_mode": "multiple", "queue": False}
         demo.load(init, None, [curator, view], api_name="init", **fast)
         curator.submit(show, [curator], [view], api_name="show", **fast)
         rate_btn.click(
             rate, [cid_in, tier_in, note_box, curator, seen_in], [view, note_box], api_name="rate",
-            js="(c, t, n, who, s) => [rp.cid(), rp.tier, n, who, rp.seen()]", **fast,
+            js="(c, t, n, who, s) => [rp.sent.cid, rp.tier, n, who, rp.sent.seen]", **fast,
         )  # fmt: skip
         undo_btn.click(undo, [curator], [view], api_name="undo", **fast)
         nav_btn.click(
             navigate, [cid_in, delta_in, curator], [view], api_name="navigate",
-            js="(c, d, who) => [rp.cid(), rp.delta, who]", **fast,
+            js="(c, d, who) => [rp.sent.cid, rp.delta, who]", **fast,
         )  # fmt: skip
         goto_btn.click(
             goto, [cid_in, curator], [view, tabs], api_name="goto",
@@ -264,7 +264,7 @@ def build_app(services: Services) -> gr.Blocks:
         )  # fmt: skip
         note_btn.click(
             note, [cid_in, note_box, curator], [view, note_box], api_name="note",
-            js="(c, n, who) => [rp.cid(), n, who]", **fast,
+            js="(c, n, who) => [rp.sent.cid, n, who]", **fast,
         )  # fmt: skip
         f_apply.click(
             apply_filters,

@@ -33,7 +33,8 @@ def screen_html(s: Screen) -> str:
     prefetch = " ".join(_e(u) for u in s.prefetch)
     head = (
         f'<div id="rp-view" data-cid="{d.id if d else ""}" data-seen="{d.seen if d else 0}"'
-        f' data-nonce="{s.nonce}" data-prefetch="{prefetch}" data-curator="{_e(s.curator)}">'
+        f' data-nonce="{s.nonce}" data-prefetch="{prefetch}" data-curator="{_e(s.curator)}"'
+        f' data-next-cid="{s.next_id or ""}" data-next-url="{_e(s.next_url or "")}">'
     )
     top = message_html(s.message, s.level)
     if s.progress:

@@ -12,6 +12,8 @@
 
   rp.cid = () => { const v = view(); return v && v.dataset.cid ? Number(v.dataset.cid) : null; };
   rp.seen = () => { const v = view(); return v ? Number(v.dataset.seen || 0) : 0; };
+  // What the next request acts on, captured at keypress time (before any optimistic swap).
+  rp.sent = { cid: null, seen: 0 };
   rp.fire = (id, setup) => {
     // One action in flight at a time; one more is remembered and runs when the view updates,
     // so fast typing never rates the same candidate twice.
@@ -19,11 +21,29 @@
     setup && setup();
     const b = btn(id);
     if (!b) return;
+    rp.sent = { cid: rp.cid(), seen: rp.seen() };
     rp.busy = true;
     rp.busyAt = performance.now();
     b.click();
+    return true;
   };
-  rp.act = (tier) => rp.fire("rp-rate-btn", () => { rp.tier = tier; });
+  rp.optimistic = (tier) => {
+    // Show the prefetched next render at once; the server's reply (sent only after the
+    // rating is committed) then replaces the whole view and confirms with "Saved ...".
+    const v = view();
+    const im = document.getElementById("rp-img");
+    if (!v || !im || im.tagName !== "IMG" || !v.dataset.nextCid || !v.dataset.nextUrl) return;
+    rp.expect = Number(v.dataset.nextCid);
+    im.src = v.dataset.nextUrl;
+    im.dataset.cid = v.dataset.nextCid;
+    v.classList.add("rp-optimistic");
+    const msg = v.querySelector(".rp-msg");
+    if (msg) { msg.className = "rp-msg rp-info"; msg.textContent = `Saving ${tier} for #${v.dataset.cid}…`; }
+  };
+  rp.act = (tier) => {
+    if (rp.busy) { rp.fire("rp-rate-btn", () => { rp.tier = tier; }); return; }
+    if (rp.fire("rp-rate-btn", () => { rp.tier = tier; })) rp.optimistic(tier);
+  };
   rp.undo = () => rp.fire("rp-undo-btn");
   rp.nav = (delta) => rp.fire("rp-nav-btn", () => { rp.delta = delta; });
   rp.jump = (cid) => rp.fire("rp-goto-btn", () => { rp.goto = cid; });
@@ -40,9 +60,17 @@
     if (!v || v.dataset.nonce === rp.nonce) return;
     rp.nonce = v.dataset.nonce;
     rp.busy = false;
+    // A key pressed during an optimistic swap was meant for the predicted candidate; if the
+    // server shows another one (e.g. another tab rated it), drop it rather than misapply it.
+    if (rp.pending && rp.expect != null && rp.cid() !== rp.expect) rp.pending = null;
+    rp.expect = null;
     const urls = (v.dataset.prefetch || "").split(" ").filter(Boolean);
     if (urls.length) rp.preload(urls);
-    if (rp.pending) { const [id, setup] = rp.pending; rp.pending = null; rp.fire(id, setup); }
+    if (rp.pending) {
+      const [id, setup] = rp.pending;
+      rp.pending = null;
+      if (id === "rp-rate-btn") { setup(); rp.act(rp.tier); } else rp.fire(id, setup);
+    }
   };
   const onGrid = () => {
     const g = $("rp-grid");
