@@ -66,7 +66,8 @@ def compute_features(png: bytes | Path, png_sha: str = "") -> ImageFeatures:
     factor = max(1, min(img.size) // 128)
     reduced = img.reduce(factor) if factor > 1 else img
     phash = int(str(imagehash.phash(reduced)), 16)
-    small = reduced.resize((64, 64), Image.Resampling.BILINEAR)
+    # Sample (not average) pixels: averaging would invent mixed colours at every edge.
+    small = img.resize((64, 64), Image.Resampling.NEAREST)
     rgb = np.asarray(small, dtype=np.int32).reshape(-1, 3)
     n = rgb.shape[0]
 

@@ -1,0 +1,161 @@
+"""Diversity numbers for one selection (a version, a draft, or any {candidate id: tier}).
+
+`analyse()` gathers cached features and returns an Analysis: a JSON-ready `metrics` dict
+(what `refpool report --json` writes and the dataset card summarises) plus what the HTML
+report needs to draw (thumbnails, items, the distance matrix).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from pool import metrics as m
+from pool.catalog import PoolItem, load_items
+from pool.features import ImageFeatures, load_features
+from pool.selection import DEFAULT_DUP_THRESHOLD
+from pool.store import Store
+
+COVERAGE_BINS = 20  # 0.05 wide, over 0..1
+
+
+@dataclass
+class Analysis:
+    label: str
+    ids: list[int]  # sorted candidate ids, the row order of `distances`
+    tiers: dict[int, str]
+    items: dict[int, PoolItem]
+    features: dict[int, ImageFeatures]  # by candidate id
+    distances: np.ndarray
+    metrics: dict
+
+
+def _subset_metrics(idx: np.ndarray, d: np.ndarray, colour: np.ndarray, hue: np.ndarray,
+                    coverage: list[float | None]) -> dict:  # fmt: skip
+    sub_d = d[np.ix_(idx, idx)]
+    pool_hue = hue[idx].sum(axis=0)
+    return {
+        "n": int(len(idx)),
+        "vendi": {
+            "hash": round(m.vendi_score(m.hash_kernel(sub_d)), 3),
+            "colour": round(m.vendi_score(m.cosine_kernel(colour[idx])), 3),
+        },
+        "hue": {
+            "entropy_bits": round(m.entropy_bits(pool_hue), 3),
+            "coverage": round(m.hue_coverage(pool_hue), 3),
+        },
+        "coverage": m.coverage_stats([coverage[i] for i in idx]),
+        "palette": m.pool_palette(colour[idx], np.ones(len(idx)), k=8),
+    }
+
+
+def analyse(
+    store: Store,
+    tiers: dict[int, str],
+    label: str = "selection",
+    threshold: int = DEFAULT_DUP_THRESHOLD,
+    progress: bool = False,
+) -> Analysis:
+    ids = sorted(int(c) for c in tiers)
+    items = load_items(store, ids)
+    unknown = [c for c in ids if c not in items]
+    if unknown:
+        raise LookupError(
+            f"{len(unknown)} candidate(s) of {label} are not in the store: {unknown[:5]}"
+        )
+    no_png = [c for c in ids if not items[c].png_sha]
+    if no_png:
+        raise ValueError(f"candidates without an image cannot be analysed: {no_png[:5]}")
+    by_sha = load_features(store, [items[c].png_sha for c in ids], progress=progress)
+    feats = {c: by_sha[items[c].png_sha] for c in ids}
+
+    n = len(ids)
+    d = m.hamming_matrix([feats[c].phash for c in ids]) if n else np.zeros((0, 0), np.int32)
+    hue = np.array([feats[c].hue_hist for c in ids]).reshape(n, -1)
+    colour = np.array([feats[c].colour_hist for c in ids]).reshape(n, -1)
+    coverage = [items[c].coverage for c in ids]
+    upper = d[np.triu_indices(n, k=1)] if n > 1 else np.zeros(0)
+    clusters = m.near_duplicate_clusters(d, threshold) if n else []
+    pool_hue = hue.sum(axis=0) if n else np.zeros(36)
+    image_entropies = [m.entropy_bits(h) for h in hue]
+
+    def count(values) -> dict[str, int]:
+        return {
+            str(k): v
+            for k, v in sorted(Counter(values).items(), key=lambda kv: (-kv[1], str(kv[0])))
+        }
+
+    hist_cov = np.histogram(
+        [c for c in coverage if c is not None], bins=COVERAGE_BINS, range=(0, 1)
+    )[0]
+    metrics = {
+        "label": label,
+        "n": n,
+        "counts": {
+            "tier": count(tiers[c] for c in ids),
+            "model": count(items[c].generator for c in ids),
+            "round": count(items[c].round for c in ids),
+            "photo": count(items[c].photo_file_name for c in ids),
+        },
+        "phash": {
+            "threshold": threshold,
+            "histogram": m.distance_histogram(d),
+            "min": int(upper.min()) if len(upper) else None,
+            "median": float(np.median(upper)) if len(upper) else None,
+            "mean": round(float(upper.mean()), 3) if len(upper) else None,
+            "pairs_within_threshold": int((upper <= threshold).sum()),
+        },
+        "near_duplicates": {
+            "clusters": [[ids[i] for i in g] for g in clusters],
+            "n_clusters": len(clusters),
+            "n_images": sum(len(g) for g in clusters),
+        },
+        "hue": {
+            "histogram": [round(float(x), 5) for x in (pool_hue / max(pool_hue.sum(), 1e-12))],
+            "entropy_bits": round(m.entropy_bits(pool_hue), 3),
+            "max_entropy_bits": round(float(np.log2(len(pool_hue))), 3),
+            "coverage": round(m.hue_coverage(pool_hue), 3),
+            "mean_image_entropy_bits": round(float(np.mean(image_entropies)), 3) if n else None,
+            "saturated_share": round(float(hue.sum(axis=1).mean()), 4) if n else None,
+        },
+        "palette": m.pool_palette(colour, np.ones(n), k=16),
+        "vendi": {
+            "hash": round(m.vendi_score(m.hash_kernel(d)), 3) if n else 0.0,
+            "colour": round(m.vendi_score(m.cosine_kernel(colour)), 3) if n else 0.0,
+        },
+        "coverage": {
+            **m.coverage_stats(coverage),
+            "histogram": hist_cov.tolist(),
+            "published_love": m.PUBLISHED_LOVE_COVERAGE,
+        },
+        "per_tier": {},
+    }
+    for tier in ("love", "okay"):
+        idx = np.array([i for i, c in enumerate(ids) if tiers[c] == tier], dtype=int)
+        if len(idx):
+            metrics["per_tier"][tier] = _subset_metrics(idx, d, colour, hue, coverage)
+    return Analysis(label, ids, {c: tiers[c] for c in ids}, items, feats, d, metrics)
+
+
+HEADLINE = (
+    ("n", ("n",)),
+    ("Vendi (hash)", ("vendi", "hash")),
+    ("Vendi (colour)", ("vendi", "colour")),
+    ("hue entropy (bits)", ("hue", "entropy_bits")),
+    ("hue coverage", ("hue", "coverage")),
+    ("median pHash distance", ("phash", "median")),
+    ("near-duplicate clusters", ("near_duplicates", "n_clusters")),
+    ("median paint coverage", ("coverage", "median")),
+)
+
+
+def headline(metrics: dict) -> list[tuple[str, object]]:
+    out = []
+    for name, path in HEADLINE:
+        value = metrics
+        for key in path:
+            value = value.get(key) if isinstance(value, dict) else None
+        out.append((name, value))
+    return out
