@@ -9,27 +9,19 @@ Data comes from $REFPOOL_HOME (default ./refpool-data). The same studio is behin
 from __future__ import annotations
 
 import argparse
+import time
 
+from curation.cli import studio_arguments
 from curation.studio import Services, Settings
 from curation.ui import build_app, launch
 from pool.store import Store
 
-__all__ = ["build_app", "launch", "make_services", "main"]
+__all__ = ["build_app", "launch", "make_services", "main", "studio_arguments"]
 
 
 def make_services(store: Store | None = None, **settings) -> Services:
     """Services on the default data dir unless a store is given; settings as keywords."""
     return Services(store=store or Store.open(), settings=Settings(**settings))
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    parser.add_argument("--host", default="127.0.0.1", help="interface to listen on; a non-loopback host turns login on (default 127.0.0.1)")  # fmt: skip
-    parser.add_argument("--port", type=int, default=None, help="port (default: Gradio's, 7860 or the next free one)")  # fmt: skip
-    parser.add_argument("--auth", action="store_true", help="require curator login even on loopback")  # fmt: skip
-    parser.add_argument("--blind", action="store_true", help="hide model names and other curators' ratings")  # fmt: skip
-    parser.add_argument("--curator", default="curator", help="curator name when login is off (default: curator; ?curator=NAME in the URL also works)")  # fmt: skip
-    parser.add_argument("--target", type=int, default=178, help="pool size the progress bar counts towards (default 178)")  # fmt: skip
-    return parser
 
 
 def main(args: argparse.Namespace) -> int:
@@ -39,16 +31,10 @@ def main(args: argparse.Namespace) -> int:
                     prevent_thread_lock=True)  # fmt: skip
     print(f"studio running at {url}  (Ctrl+C to stop)", flush=True)
     try:
-        import time
-
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:
         return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main(add_arguments(argparse.ArgumentParser(description=__doc__)).parse_args()))
 
 
 def __getattr__(name: str):
@@ -56,3 +42,8 @@ def __getattr__(name: str):
     if name == "demo":
         return build_app(make_services())
     raise AttributeError(name)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description="The refpool curation studio.")
+    raise SystemExit(main(studio_arguments(parser).parse_args()))

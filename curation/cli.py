@@ -1,0 +1,142 @@
+"""`refpool studio | rate | ratings | curators`: thin shells over curation/."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from contracts import TIERS
+from curation.curators import add_curator, check_name, list_curators
+from curation.ratings import record_rating
+from curation.transfer import FORMATS, export_ratings, import_ratings
+from pool.store import Store
+
+
+def studio_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Options shared by `refpool studio` and `python app.py`."""
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="interface to listen on; a non-loopback host turns login on (default 127.0.0.1)")  # fmt: skip
+    parser.add_argument("--port", type=int, default=None,
+                        help="port (default: Gradio's 7860, or the next free one)")  # fmt: skip
+    parser.add_argument(
+        "--auth", action="store_true", help="require curator login even on loopback"
+    )
+    parser.add_argument("--blind", action="store_true",
+                        help="hide model names and other curators' ratings")  # fmt: skip
+    parser.add_argument("--curator", default="curator",
+                        help="curator name when login is off (default: curator; ?curator=NAME in the URL also works)")  # fmt: skip
+    parser.add_argument("--target", type=int, default=178,
+                        help="pool size the progress bar counts towards (default 178)")  # fmt: skip
+    return parser
+
+
+def _studio(args: argparse.Namespace) -> int:
+    import app  # gradio is heavy: only load it for the studio itself
+
+    return app.main(args)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("studio", help="open the curation studio in the browser (Gradio)",
+                       description="Open the keyboard-first curation studio on $REFPOOL_HOME.")  # fmt: skip
+    studio_arguments(p)
+    p.set_defaults(func=_studio)
+
+    p = sub.add_parser("rate", help="record one rating from a script",
+                       description="Record one rating (committed before this returns).")  # fmt: skip
+    p.add_argument("candidate_id", type=int, help="the candidate's id")
+    p.add_argument("tier", choices=(*TIERS, "skip"), help="love, okay, reject (or skip)")
+    p.add_argument("--curator", required=True, help="who is rating")
+    p.add_argument("--note", default="", help="a free-text note stored with the rating")
+    p.set_defaults(func=_rate)
+
+    p = sub.add_parser("ratings", help="export or import ratings",
+                       description="Export or import ratings (CSV, JSON or the published format).")  # fmt: skip
+    rsub = p.add_subparsers(dest="ratings_command", required=True, metavar="ACTION")
+    e = rsub.add_parser("export", help="write ratings to a file or stdout")
+    e.add_argument("--format", choices=FORMATS, default="csv",
+                   help="csv or json (one row per curator and candidate), or published"
+                        " (file name -> love/okay/nope/meh); default csv")  # fmt: skip
+    e.add_argument("--curator", default=None,
+                   help="only this curator (published: their labels instead of final tiers)")  # fmt: skip
+    e.add_argument("--out", type=Path, default=None, help="output file (default: stdout)")
+    e.set_defaults(func=_export)
+    i = rsub.add_parser("import", help="append ratings from a CSV/JSON/published file")
+    i.add_argument("file", type=Path, help="a .csv or .json ratings file")
+    i.add_argument("--curator", default=None,
+                   help="curator to record them under (required for the published format)")  # fmt: skip
+    i.set_defaults(func=_import)
+
+    p = sub.add_parser("curators", help="manage curator accounts",
+                       description="Named curator accounts (passwords are stored as scrypt hashes).")  # fmt: skip
+    csub = p.add_subparsers(dest="curators_command", required=True, metavar="ACTION")
+    a = csub.add_parser("add", help="add a curator or set their password")
+    a.add_argument("name", help="curator name (letters, digits, . _ -)")
+    a.add_argument("--password-env", metavar="VAR", default=None,
+                   help="read the password from this environment variable (never from the"
+                        " command line, where it would land in shell history)")  # fmt: skip
+    a.set_defaults(func=_add_curator)
+    ls = csub.add_parser("list", help="list curators")
+    ls.set_defaults(func=_list_curators)
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _rate(args: argparse.Namespace) -> int:
+    store = Store.open()
+    try:
+        row = record_rating(
+            store, args.candidate_id, check_name(args.curator), args.tier, args.note
+        )
+    except (LookupError, ValueError) as exc:
+        return _fail(str(exc))
+    print(f"rated candidate {args.candidate_id} {args.tier} by {args.curator} (rating {row})")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    text = export_ratings(Store.open(), args.format, args.curator)
+    if args.out:
+        args.out.write_text(text, "utf-8")
+        count = text.count("\n") - (1 if args.format == "csv" else 0)
+        print(
+            f"wrote {args.format} ratings to {args.out} (~{max(0, count)} lines)", file=sys.stderr
+        )
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    try:
+        summary = import_ratings(Store.open(), args.file, args.curator)
+    except (OSError, ValueError) as exc:
+        return _fail(str(exc))
+    print(summary.text())
+    return 0 if not summary.invalid else 1
+
+
+def _add_curator(args: argparse.Namespace) -> int:
+    password = None
+    if args.password_env:
+        password = os.environ.get(args.password_env)
+        if not password:
+            return _fail(f"environment variable {args.password_env} is empty or not set")
+    try:
+        created = add_curator(Store.open(), args.name, password)
+    except ValueError as exc:
+        return _fail(str(exc))
+    what = "added" if created else "updated"
+    print(f"{what} curator {args.name}" + (" with a password" if password else ""))
+    return 0
+
+
+def _list_curators(args: argparse.Namespace) -> int:
+    for c in list_curators(Store.open()):
+        print(f"{c['name']}\t{'password' if c['has_password'] else 'no password'}")
+    return 0
