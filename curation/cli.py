@@ -54,7 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("ratings", help="export or import ratings",
                        description="Export or import ratings (CSV, JSON or the published format).")  # fmt: skip
-    rsub = p.add_subparsers(dest="ratings_command", required=True, metavar="ACTION")
+    rsub = p.add_subparsers(
+        dest="ratings_command", required=True, metavar="ACTION", help="export or import"
+    )
     e = rsub.add_parser("export", help="write ratings to a file or stdout")
     e.add_argument("--format", choices=FORMATS, default="csv",
                    help="csv or json (one row per curator and candidate), or published"
@@ -71,7 +73,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("curators", help="manage curator accounts",
                        description="Named curator accounts (passwords are stored as scrypt hashes).")  # fmt: skip
-    csub = p.add_subparsers(dest="curators_command", required=True, metavar="ACTION")
+    csub = p.add_subparsers(
+        dest="curators_command", required=True, metavar="ACTION", help="add or list"
+    )
     a = csub.add_parser("add", help="add a curator or set their password")
     a.add_argument("name", help="curator name (letters, digits, . _ -)")
     a.add_argument("--password-env", metavar="VAR", default=None,
