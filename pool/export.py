@@ -19,6 +19,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import datasets.utils as datasets_progress
 import yaml
 from datasets import ClassLabel, Dataset, Features, Image, List, Value
 from tqdm import tqdm
@@ -231,10 +232,17 @@ def export_version(
     total = sum(len(c["bytes"]) for c in cols["file_name"])
     shards = max(1, math.ceil(total / max_shard_bytes))
     files = []
-    for i in range(shards):
-        rel = f"data/train-{i:05d}-of-{shards:05d}.parquet"
-        ds.shard(shards, i, contiguous=True).to_parquet(str(out / rel))
-        files.append(rel)
+    quiet = not progress and not datasets_progress.are_progress_bars_disabled()
+    if quiet:
+        datasets_progress.disable_progress_bars()
+    try:
+        for i in range(shards):
+            rel = f"data/train-{i:05d}-of-{shards:05d}.parquet"
+            ds.shard(shards, i, contiguous=True).to_parquet(str(out / rel))
+            files.append(rel)
+    finally:
+        if quiet:
+            datasets_progress.enable_progress_bars()
     licence = max((ROW_LICENCE[i.photo_licence] for i in items), key=LICENCE_RANK.index)
     diversity = (
         analyse(store, {int(k): v for k, v in pv.tiers.items()}, pv.version).metrics
@@ -264,7 +272,7 @@ def dataset_card(
         ],
         "dataset_info": {
             "features": ds.features._to_yaml_list(),
-            "splits": [{"name": "train", "num_examples": n}],
+            "splits": [{"name": "train", "num_bytes": int(ds.data.nbytes), "num_examples": n}],
         },
     }
     share_alike = any(i.photo_licence == "CC-BY-SA" for i in items)
