@@ -1,0 +1,100 @@
+"""The launched studio driven through gradio_client: every handler reachable by api_name."""
+
+from __future__ import annotations
+
+import re
+import socket
+
+import pytest
+from factories import populate
+from gradio_client import Client
+
+from curation.curators import add_curator
+from curation.ratings import my_latest
+from curation.studio import Services, Settings
+from curation.ui import launch
+from pool.store import Store
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cid_of(html: str) -> int | None:
+    m = re.search(r'id="rp-view" data-cid="(\d*)"', html)
+    return int(m.group(1)) if m and m.group(1) else None
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    store = Store(tmp_path_factory.mktemp("studio-client"))
+    ids = populate(store, 8)
+    demo, url = launch(
+        Services(store, Settings()), port=free_port(), prevent_thread_lock=True, quiet=True
+    )
+    yield store, ids, Client(url, verbose=False)
+    demo.close()
+    store.close()
+
+
+def test_rate_undo_navigate_note_via_api(app):
+    store, ids, client = app
+    who, html = client.predict(api_name="/init")
+    assert who == "curator" and cid_of(html) == ids[0]
+    html, note = client.predict(ids[0], "love", "first!", "cal", 0, api_name="/rate")
+    assert cid_of(html) == ids[1] and "Saved love" in html and note == ""
+    assert my_latest(store, "cal") == {ids[0]: "love"}
+    html, _ = client.predict(ids[1], "great", "", "cal", 0, api_name="/rate")
+    assert "tier must be one of" in html and cid_of(html) == ids[1]
+    html = client.predict("cal", api_name="/undo")
+    assert cid_of(html) == ids[0] and my_latest(store, "cal") == {}
+    html = client.predict(ids[0], 1, "cal", api_name="/navigate")
+    assert cid_of(html) == ids[1]
+    html = client.predict("cal", api_name="/show")  # the stored cursor
+    assert cid_of(html) == ids[1]
+    html, kept = client.predict(ids[1], "needs more red", "cal", api_name="/note")
+    assert "with your rating" in html and kept == "needs more red"
+
+
+def test_filters_grid_and_agreement_via_api(app):
+    store, ids, client = app
+    html = client.predict(
+        "(any)", "glm-x", "(any)", "(any)", "(any)", False, False, "gil", api_name="/filters"
+    )
+    assert cid_of(html) == ids[1]  # populate alternates procedural / glm-x
+    grid = client.predict(1, "gil", api_name="/grid")
+    assert grid.count('class="rp-tile"') == len(ids) // 2
+    grid = client.predict(f"{ids[1]},{ids[3]}", "okay", 1, "gil", api_name="/grid_rate")
+    assert "Saved okay for 2" in grid
+    assert my_latest(store, "gil") == {ids[1]: "okay", ids[3]: "okay"}
+    client.predict(ids[1], "reject", "", "hal", 0, api_name="/rate")
+    report = client.predict(api_name="/agreement")
+    assert "Cohen" in report and f'data-rp-goto="{ids[1]}"' in report
+
+
+def test_login_required_when_auth_is_on(tmp_path):
+    store = Store(tmp_path / "auth")
+    ids = populate(store, 2)
+    with pytest.raises(SystemExit, match="no curator has a password"):
+        launch(
+            Services(store, Settings()),
+            port=free_port(),
+            require_auth=True,
+            prevent_thread_lock=True,
+        )
+    add_curator(store, "alice", "a long secret")
+    demo, url = launch(
+        Services(store, Settings()), port=free_port(), require_auth=True,
+        prevent_thread_lock=True, quiet=True,
+    )  # fmt: skip
+    try:
+        with pytest.raises(Exception):  # noqa: B017 - the client refuses without credentials
+            Client(url, verbose=False, auth=("alice", "wrong password")).predict(api_name="/init")
+        client = Client(url, verbose=False, auth=("alice", "a long secret"))
+        # the curator name sent by the client is ignored: the login decides who rates
+        client.predict(ids[0], "okay", "", "mallory", 0, api_name="/rate")
+        assert my_latest(store, "alice") == {ids[0]: "okay"} and my_latest(store, "mallory") == {}
+    finally:
+        demo.close()
