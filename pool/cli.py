@@ -1,0 +1,263 @@
+"""CLI for the pool: `refpool pool build|release|diff|versions|sample`, `refpool report`,
+`refpool export`, `refpool publish`. Handlers only parse, call pool.* and print."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from pool.store import Store
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    pool = sub.add_parser("pool", help="build, release, compare and sample pool versions")
+    psub = pool.add_subparsers(dest="pool_command", required=True, metavar="ACTION")
+
+    b = psub.add_parser(
+        "build", help="choose a draft pool from the rated candidates and explain what was left out"
+    )
+    b.add_argument(
+        "--target", type=int, default=178, help="number of references wanted (default 178)"
+    )
+    b.add_argument(
+        "--max-per-photo", type=int, default=None, help="cap per reference photo (default: none)"
+    )
+    b.add_argument(
+        "--max-per-model", type=int, default=None, help="cap per generator model (default: none)"
+    )
+    b.add_argument(
+        "--love-fraction", type=float, default=0.5, help="share of love in the target (default 0.5)"
+    )
+    b.add_argument("--dup-threshold", type=int, default=None,
+                   help="pHash distance at or below which two images are near-duplicates (default: calibrated)")  # fmt: skip
+    b.add_argument("--json", action="store_true", help="print the whole draft as JSON")
+    b.add_argument("--verbose", "-v", action="store_true", help="list every left-out candidate")
+    b.set_defaults(func=cmd_build)
+
+    r = psub.add_parser("release", help="freeze the latest draft as a new semver version")
+    g = r.add_mutually_exclusive_group()
+    g.add_argument("--version", help="explicit version, e.g. 1.2.0")
+    g.add_argument("--bump", choices=("major", "minor", "patch"), default="minor",
+                   help="bump the latest version (default minor; the first release is 1.0.0)")  # fmt: skip
+    r.add_argument(
+        "--notes", default="", help="release notes, stored with the version and on the card"
+    )
+    r.set_defaults(func=cmd_release)
+
+    d = psub.add_parser("diff", help="what was added, removed and re-tiered between two versions")
+    d.add_argument("a", help="older version (or 'draft')")
+    d.add_argument("b", help="newer version (or 'draft')")
+    d.add_argument("--json", action="store_true", help="print JSON")
+    d.set_defaults(func=cmd_diff)
+
+    v = psub.add_parser("versions", help="list released versions")
+    v.add_argument("--json", action="store_true", help="print JSON")
+    v.set_defaults(func=cmd_versions)
+
+    s = psub.add_parser(
+        "sample", help="draw k references from a released version (the RL env's sampler)"
+    )
+    s.add_argument("--version", default="latest", help="released version (default latest)")
+    s.add_argument("--k", type=int, default=4, help="number of references (default 4)")
+    s.add_argument("--love", type=int, default=2, help="how many of them love (default 2)")
+    s.add_argument("--seed", type=int, default=0, help="seed; same seed, same draw")
+    s.add_argument(
+        "--from-export", default=None, help="sample from an exported folder instead of the store"
+    )
+    s.add_argument("--json", action="store_true", help="print JSON")
+    s.set_defaults(func=cmd_sample)
+
+    rep = sub.add_parser(
+        "report", help="write the self-contained HTML diversity report (and JSON metrics)"
+    )
+    rep.add_argument("--out", required=True, help="HTML file to write")
+    rep.add_argument(
+        "--json", dest="json_out", default=None, help="also write the numbers to this JSON file"
+    )
+    which = rep.add_mutually_exclusive_group()
+    which.add_argument("--version", default=None, help="report on a released version")
+    which.add_argument(
+        "--draft", action="store_true", help="report on the latest draft (the default)"
+    )
+    rep.add_argument(
+        "--compare", default=None, help="show what changed against this version (or 'draft')"
+    )
+    rep.add_argument(
+        "--dup-threshold", type=int, default=None, help="near-duplicate pHash distance"
+    )
+    rep.set_defaults(func=cmd_report)
+
+    e = sub.add_parser("export", help="write a released version in the Hugging Face Hub layout")
+    e.add_argument("--out", required=True, help="folder to write README.md and data/*.parquet into")
+    e.add_argument("--version", default="latest", help="released version (default latest)")
+    e.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
+        "publish", help="upload a released version to the Hub in one commit, tagged vX.Y.Z"
+    )
+    p.add_argument("--repo", required=True, help="dataset repo OWNER/NAME (created if needed)")
+    p.add_argument("--version", default="latest", help="released version (default latest)")
+    p.add_argument("--private", action="store_true", help="create the repo private")
+    p.add_argument(
+        "--dry-run", action="store_true", help="list exactly what would be uploaded; no network"
+    )
+    p.add_argument(
+        "--endpoint", default=None, help="Hub URL (default $HF_ENDPOINT or huggingface.co)"
+    )
+    p.set_defaults(func=cmd_publish)
+
+
+def cmd_build(args: argparse.Namespace) -> int:
+    from pool.selection import (
+        DEFAULT_DUP_THRESHOLD,
+        REASONS,
+        SelectionError,
+        build_pool,
+        save_draft,
+    )
+
+    store = Store.open()
+    try:
+        draft = build_pool(
+            store, target=args.target, max_per_photo=args.max_per_photo,
+            max_per_model=args.max_per_model, love_fraction=args.love_fraction,
+            dup_threshold=DEFAULT_DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold,
+            progress=True,
+        )  # fmt: skip
+    except (SelectionError, FileNotFoundError) as exc:
+        return _fail(str(exc))
+    draft_id = save_draft(store, draft)
+    if args.json:
+        print(json.dumps({"draft_id": draft_id, **draft.to_dict()}, indent=2))
+        return 0
+    print(draft.summary())
+    for reason, items in draft.reasons().items():
+        shown = items if args.verbose else items[:5]
+        for e in shown:
+            print(f"    {e.candidate_id}: {e.detail}")
+        if len(items) > len(shown):
+            print(f"    ... {len(items) - len(shown)} more {REASONS[reason]} (--verbose lists all)")
+    print(f"saved as draft {draft_id}; release it with `refpool pool release`")
+    return 0
+
+
+def cmd_release(args: argparse.Namespace) -> int:
+    from pool.versions import VersionError, release
+
+    try:
+        pv = release(Store.open(), version=args.version, bump=args.bump, notes=args.notes)
+    except VersionError as exc:
+        return _fail(str(exc))
+    love = sum(1 for t in pv.tiers.values() if t == "love")
+    print(
+        f"released {pv.version}: {len(pv.candidate_ids)} references (love {love}, okay {len(pv.candidate_ids) - love})"
+    )
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from pool.versions import VersionError, diff_versions
+
+    try:
+        diff = diff_versions(Store.open(), args.a, args.b)
+    except VersionError as exc:
+        return _fail(str(exc))
+    print(json.dumps(diff.to_dict(), indent=2) if args.json else diff.summary())
+    return 0
+
+
+def cmd_versions(args: argparse.Namespace) -> int:
+    from pool.versions import list_versions
+
+    versions = list_versions(Store.open())
+    if args.json:
+        print(json.dumps([v.to_dict() for v in versions], indent=2))
+        return 0
+    if not versions:
+        print("no versions released yet (refpool pool build, then refpool pool release)")
+    for v in versions:
+        love = sum(1 for t in v.tiers.values() if t == "love")
+        print(
+            f"{v.version:<10} {v.created_at:<22} {len(v.candidate_ids):>4} refs (love {love})  {v.notes}"
+        )
+    return 0
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    from pool.sampler import SamplerError, sample_references
+    from pool.versions import VersionError
+
+    try:
+        refs = sample_references(args.from_export or Store.open(), args.version, k=args.k,
+                                 love=args.love, seed=args.seed)  # fmt: skip
+    except (SamplerError, VersionError) as exc:
+        return _fail(str(exc))
+    rows = [{"candidate_id": r.candidate_id, "tier": r.tier} for r in refs]
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        for row in rows:
+            print(f"{row['candidate_id']}\t{row['tier']}")
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from pool.report import write_report
+    from pool.selection import DEFAULT_DUP_THRESHOLD
+    from pool.versions import DRAFT, VersionError, resolve_tiers
+
+    store = Store.open()
+    label = args.version or DRAFT
+    try:
+        tiers = resolve_tiers(store, label)
+        compare = (args.compare, resolve_tiers(store, args.compare)) if args.compare else None
+        threshold = DEFAULT_DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold
+        result = write_report(store, args.out, tiers, label, json_out=args.json_out, compare=compare,
+                              threshold=threshold)  # fmt: skip
+    except (VersionError, ValueError, LookupError, FileNotFoundError) as exc:
+        return _fail(str(exc))
+    mt = result.metrics
+    print(f"wrote {result.html_path}" + (f" and {result.json_path}" if result.json_path else "")
+          + f": {mt['n']} images, Vendi {mt['vendi']['hash']} (hash) / {mt['vendi']['colour']} (colour),"
+          f" hue entropy {mt['hue']['entropy_bits']} bits, {mt['near_duplicates']['n_clusters']}"
+          " near-duplicate clusters")  # fmt: skip
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from pool.export import ExportError, export_version
+    from pool.versions import VersionError
+
+    try:
+        result = export_version(Store.open(), args.out, args.version)
+    except (ExportError, VersionError, FileNotFoundError) as exc:
+        return _fail(str(exc))
+    total = sum(size for _, size in result.files)
+    print(f"exported {result.version}: {result.rows} rows, licence {result.licence},"
+          f" {len(result.files)} files, {total:,d} bytes in {result.out_dir}")  # fmt: skip
+    return 0
+
+
+def cmd_publish(args: argparse.Namespace) -> int:
+    from pool.export import ExportError
+    from pool.publish import PublishError, PublishPlan, publish
+    from pool.versions import VersionError
+
+    try:
+        result = publish(Store.open(), args.repo, args.version, private=args.private,
+                         dry_run=args.dry_run, endpoint=args.endpoint)  # fmt: skip
+    except (PublishError, ExportError, VersionError) as exc:
+        return _fail(str(exc))
+    if isinstance(result, PublishPlan):
+        print("dry run, nothing uploaded:\n" + result.summary())
+        return 0
+    print(result.plan.summary())
+    print(f"published {result.plan.version} to {result.plan.repo_id}: commit {result.commit_oid[:12]},"
+          f" tag {result.tag}\n{result.commit_url}")  # fmt: skip
+    return 0
