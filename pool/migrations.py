@@ -128,6 +128,17 @@ def m001_initial(db: sqlite3.Connection) -> None:
     )
 
 
+def m002_generation(db: sqlite3.Connection) -> None:
+    """Generation: tag each model call with its job, so a resumed run reuses a paid-for reply."""
+    _run_script(
+        db,
+        """
+        ALTER TABLE model_calls ADD COLUMN job_key TEXT;
+        CREATE INDEX model_calls_job_key ON model_calls(job_key);
+        """,
+    )
+
+
 def m003_curation_sessions(db: sqlite3.Connection) -> None:
     """Curation: where each curator is (so a reload resumes from the store) and free notes."""
     _run_script(
@@ -188,7 +199,7 @@ def _run_script(db: sqlite3.Connection, sql: str) -> None:
 
 
 # Append new migrations here; their names are recorded in the _migrations table.
-MIGRATIONS: list[Migration] = [m001_initial, m003_curation_sessions, m004_pool]
+MIGRATIONS: list[Migration] = [m001_initial, m002_generation, m003_curation_sessions, m004_pool]
 
 
 def apply(db: sqlite3.Connection) -> list[str]:
