@@ -1,0 +1,496 @@
+"""The shared renderer: one headless Chromium, a pool of warm pages, a gate at every step.
+
+Each slot is a browser context holding one harness page that stays alive between jobs (the
+page resets p5 and reloads p5.brush itself, ~0.1 s instead of ~0.25 s for a navigation).
+A job that hangs or crashes its page costs only that slot, which is rebuilt; if the browser
+itself is unhealthy it is restarted and the job retried. Only then is it an infra error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from contracts import GateResult, Render, Violation
+from renderer.gate import measure_coverage, static_check
+from renderer.libserver import HERE, LibServer, library_versions
+from renderer.profiles import CODES, P5_HELPERS, P5_PRIMITIVES, PAINTING_CALLS, get_profile
+
+T = TypeVar("T")
+
+# Globals a sketch must never touch, shadowed by the sketch factory's parameters.
+SHADOWED: tuple[tuple[str, str], ...] = tuple(
+    (name, "forbidden_api")
+    for name in (
+        "document", "window", "globalThis", "self", "top", "parent", "frames", "opener",
+        "navigator", "location", "history", "localStorage", "sessionStorage", "indexedDB",
+        "caches", "fetch", "XMLHttpRequest", "WebSocket", "EventSource", "Worker",
+        "SharedWorker", "importScripts", "Image", "OffscreenCanvas", "MessageChannel",
+        "BroadcastChannel", "setTimeout", "setInterval", "requestAnimationFrame",
+        "requestIdleCallback", "queueMicrotask", "Promise", "Function", "WebAssembly",
+        "open", "alert", "postMessage", "p5", "__refpoolDefine", "structuredClone",
+    )
+) + (
+    ("drawingContext", "raw_webgl"), ("canvas", "raw_webgl"), ("_renderer", "raw_webgl"),
+    ("WebGLRenderingContext", "raw_webgl"), ("WebGL2RenderingContext", "raw_webgl"),
+    ("pixels", "pixel_write"),
+)  # fmt: skip
+
+PREFIX_LINES = 2
+HARNESS_VERSION = hashlib.sha256((HERE / "harness.js").read_bytes()).hexdigest()[:12]
+
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",  # software raster for 2D canvases; WebGL still gets SwiftShader below
+    "--disable-gpu-sandbox",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--disable-default-apps",
+    "--mute-audio",
+    "--use-angle=swiftshader",
+    "--enable-unsafe-swiftshader",
+    # Lets SwiftShader start on each framebuffer's work while JS still draws (0.88x time).
+    "--enable-angle-features=preferSubmitAtFBOBoundary",
+    "--disable-gpu-process-crash-limit",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    "--disable-renderer-backgrounding",
+    "--disable-background-timer-throttling",
+    "--disable-backgrounding-occluded-windows",
+)
+
+
+def default_slots() -> int:
+    # Pages share one GPU process, so more slots than cores only add latency.
+    return max(1, min(2, os.cpu_count() or 1))
+
+
+@dataclass
+class RenderConfig:
+    width: int = 600
+    height: int = 600
+    profile: str = "reference"
+    slots: int = field(default_factory=default_slots)
+    deadline_s: float = 30.0  # per render, whole job
+    max_frames: int = 60  # a looping sketch is captured after this many frames
+    heap_mb: int = 512
+    attempts: int = 2  # for infrastructure failures only
+    cache_dir: Path | None = None
+    chromium: str = field(
+        default_factory=lambda: os.environ.get("REFPOOL_CHROMIUM", "/usr/bin/chromium")
+    )
+
+
+class InfraError(RuntimeError):
+    """Our machinery failed (not the sketch's fault)."""
+
+
+def program_sha(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def job_script(source: str) -> bytes:
+    """Wrap a sketch in a strict factory whose parameters shadow forbidden globals.
+
+    The sketch's own block keeps its top-level let/const from colliding with the last job's,
+    and the harness learns setup/draw from the return value, not from window.
+    """
+    params = ", ".join(["brush", *(name for name, _ in SHADOWED)])
+    head = f'__refpoolDefine(function ({params}) {{ "use strict";\n{{\n'
+    tail = (
+        '\n;return { setup: typeof setup === "function" ? setup : undefined,'
+        ' draw: typeof draw === "function" ? draw : undefined };\n}});\n'
+    )
+    assert head.count("\n") == PREFIX_LINES
+    return (head + source + tail).encode("utf-8")
+
+
+class _Slot:
+    def __init__(self, context: Any, page: Any, generation: int) -> None:
+        self.context = context
+        self.page = page
+        self.generation = generation
+        self.console: list[str] = []
+
+
+class Renderer:
+    """Async renderer. Use `async with Renderer(config) as r: await r.render(source)`."""
+
+    def __init__(self, config: RenderConfig | None = None) -> None:
+        self.config = config or RenderConfig()
+        get_profile(self.config.profile)
+        self.lib_versions: dict[str, str] = {}
+        self._server: LibServer | None = None
+        self._pw: Any = None
+        self._browser: Any = None
+        self._generation = 0
+        self._slots: asyncio.Queue[_Slot] | None = None
+        self._restart_lock = asyncio.Lock()
+        self._api = "__rp_" + secrets.token_hex(8)
+        self.stats = {"renders": 0, "cache_hits": 0, "recycled_slots": 0, "browser_restarts": 0}
+
+    # -- lifecycle --------------------------------------------------------------------------
+    async def __aenter__(self) -> Renderer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def start(self) -> None:
+        if not Path(self.config.chromium).exists():
+            raise InfraError(
+                f"Chromium not found at {self.config.chromium}: install it with "
+                "`apt-get install chromium` or set REFPOOL_CHROMIUM to its path"
+            )
+        try:
+            from playwright.async_api import async_playwright
+        except ImportError as exc:  # pragma: no cover - a broken install
+            raise InfraError(
+                "the `playwright` Python package is missing: pip install playwright"
+            ) from exc
+        self.lib_versions = library_versions()
+        self._server = LibServer()
+        self._pw = await async_playwright().start()
+        self._slots = asyncio.Queue()
+        await self._launch()
+
+    async def _launch(self) -> None:
+        self._generation += 1
+        flags = [*CHROMIUM_FLAGS, f"--js-flags=--max-old-space-size={self.config.heap_mb}"]
+        # Playwright gives each launch a fresh temporary profile, and each slot its own context.
+        self._browser = await self._pw.chromium.launch(
+            executable_path=self.config.chromium,
+            args=flags,
+            headless=True,
+            chromium_sandbox=False,
+            # Playwright adds GPU rasterization, which routes p5.brush's 2D fill masks through
+            # SwiftShader and makes a render ~10x slower.
+            ignore_default_args=["--enable-gpu-rasterization"],
+        )
+        self.lib_versions["chromium"] = self._browser.version
+        for _ in range(self.config.slots):
+            await self._slots.put(await self._new_slot())
+
+    async def _new_slot(self) -> _Slot:
+        context = await self._browser.new_context(
+            viewport={"width": self.config.width, "height": self.config.height},
+            device_scale_factor=1,
+            service_workers="block",
+            accept_downloads=False,
+        )
+        page = await context.new_page()
+        slot = _Slot(context, page, self._generation)
+        page.on("console", lambda msg: slot.console.append(f"{msg.type}: {msg.text}"[:500]))
+        await page.goto(f"{self._server.origin}/harness.html#{self._api}", wait_until="load")
+        return slot
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            if self._browser:
+                await self._browser.close()
+        with contextlib.suppress(Exception):
+            if self._pw:
+                await self._pw.stop()
+        if self._server:
+            self._server.close()
+        self._browser = self._pw = self._server = None
+
+    # -- rendering --------------------------------------------------------------------------
+    def cache_key(self, source: str, seed: int, profile: str) -> str:
+        parts = {
+            "program": program_sha(source),
+            "seed": seed,
+            "size": [self.config.width, self.config.height],
+            "libs": {k: v for k, v in self.lib_versions.items() if k != "chromium"},
+            "profile": profile,
+            "harness": HARNESS_VERSION,
+            "max_frames": self.config.max_frames,
+        }
+        return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+    async def render(self, source: str, seed: int = 0, profile: str | None = None) -> Render:
+        """Gate and render one program. Never raises for a bad program; see Render.infra_error."""
+        profile = profile or self.config.profile
+        prof = get_profile(profile)
+        if self._slots is None:
+            raise InfraError("the renderer is not started: use `async with Renderer() as r`")
+        key = self.cache_key(source, seed, profile)
+        cached = self._cache_get(key)
+        if cached is not None:
+            self.stats["cache_hits"] += 1
+            return cached
+        started = time.perf_counter()
+        base = {
+            "program_sha": program_sha(source), "seed": seed, "width": self.config.width,
+            "height": self.config.height, "cache_key": key, "lib_versions": dict(self.lib_versions),
+        }  # fmt: skip
+        found = static_check(source, profile)
+        if found:
+            result = Render(**base, gate=GateResult(False, found, None, profile),
+                            render_ms=(time.perf_counter() - started) * 1000)  # fmt: skip
+            self._cache_put(key, result)
+            return result
+
+        last_infra = ""
+        for _attempt in range(self.config.attempts):
+            try:
+                outcome, png, console = await self._run_job(source, seed, prof.brush_methods)
+            except InfraError as exc:
+                last_infra = str(exc)
+                continue
+            violations = [Violation(**v) for v in outcome.get("violations", [])]
+            coverage = None
+            if outcome["status"] == "done" and not violations:
+                if not outcome.get("canvas"):
+                    violations.append(Violation("no_webgl_canvas", CODES["no_webgl_canvas"]))
+                elif outcome.get("paints", 0) == 0:
+                    violations.append(Violation("no_painting", CODES["no_painting"]))
+                if png is not None:
+                    coverage = measure_coverage(png)
+                    if coverage < prof.min_coverage:
+                        violations.append(
+                            Violation("blank_canvas", f"{CODES['blank_canvas']} (paint coverage {coverage:.4f} < {prof.min_coverage})")
+                        )  # fmt: skip
+            self.stats["renders"] += 1
+            gate = GateResult(not violations, violations, coverage, profile)
+            result = Render(**base, gate=gate, png=png, console=console,
+                            render_ms=(time.perf_counter() - started) * 1000)  # fmt: skip
+            self._cache_put(key, result)
+            return result
+        return Render(**base, gate=GateResult(False, [], None, profile),
+                      render_ms=(time.perf_counter() - started) * 1000,
+                      infra_error=last_infra or "renderer unavailable")  # fmt: skip
+
+    async def _run_job(
+        self, source: str, seed: int, brush_methods: tuple[str, ...]
+    ) -> tuple[dict[str, Any], bytes | None, list[str]]:
+        """Run on a free slot. Returns (outcome, png, console); raises InfraError."""
+        slot = await self._take_slot()
+        token = secrets.token_hex(12)
+        url = self._server.add_job(token, job_script(source))
+        spec = {
+            "seed": seed & 0x7FFFFFFF,
+            "scriptUrl": url,
+            "prefixLines": PREFIX_LINES,
+            "shadowed": [list(pair) for pair in SHADOWED],
+            "config": self._page_config(brush_methods),
+        }
+        slot.console.clear()
+        healthy = False
+        try:
+            outcome = await asyncio.wait_for(
+                slot.page.evaluate("([api, spec]) => window[api].run(spec)", [self._api, spec]),
+                timeout=self.config.deadline_s,
+            )
+            png = None
+            if outcome["status"] == "done" and not outcome["violations"]:
+                png = await asyncio.wait_for(
+                    slot.page.screenshot(
+                        clip={"x": 0, "y": 0, "width": self.config.width, "height": self.config.height},
+                        type="png",
+                    ),
+                    timeout=10,
+                )  # fmt: skip
+            healthy = True
+            return outcome, png, list(slot.console[:50])
+        except TimeoutError:
+            verdict = await self._after_failure(slot, "timeout")
+            healthy = True  # the slot was replaced inside _after_failure
+            limit = f"{self.config.deadline_s:g} s"
+            return (
+                {
+                    "status": "error",
+                    "violations": [
+                        {
+                            "code": "timeout",
+                            "message": f"{CODES['timeout']} (limit {limit})",
+                            "line": None,
+                        }
+                    ],
+                },
+                None,
+                verdict,
+            )
+        except InfraError:
+            healthy = True
+            raise
+        except Exception as exc:  # page crash, browser gone, protocol error
+            text = str(exc)
+            if "crash" in text.lower():
+                verdict = await self._after_failure(slot, "crash")
+                healthy = True
+                return (
+                    {
+                        "status": "error",
+                        "violations": [{"code": "crash", "message": CODES["crash"], "line": None}],
+                    },
+                    None,
+                    verdict,
+                )
+            await self._restart_browser(f"browser failure: {text[:200]}")
+            healthy = True
+            raise InfraError(f"browser failure: {text[:300]}") from None
+        finally:
+            self._server.drop_job(url)
+            if not healthy:
+                await self._recycle(slot)
+            elif slot.generation == self._generation and not getattr(slot, "dead", False):
+                self._slots.put_nowait(slot)
+
+    async def _after_failure(self, slot: _Slot, what: str) -> list[str]:
+        """The sketch hung or crashed its page: rebuild the slot, then check the browser.
+
+        If the browser still answers, the failure was the sketch's; otherwise restart it and
+        raise InfraError so the job is retried on a healthy browser.
+        """
+        console = list(slot.console[:50])
+        slot.dead = True  # type: ignore[attr-defined]
+        await self._recycle(slot)
+        if not await self._healthy():
+            await self._restart_browser(f"unhealthy after a {what}")
+            raise InfraError(f"the browser stopped answering after a sketch {what}; restarted it")
+        return console
+
+    async def _recycle(self, slot: _Slot) -> None:
+        self.stats["recycled_slots"] += 1
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(slot.context.close(), timeout=5)
+        if slot.generation != self._generation:
+            return  # the browser was restarted meanwhile; it made fresh slots
+        try:
+            self._slots.put_nowait(await asyncio.wait_for(self._new_slot(), timeout=15))
+        except Exception:
+            await self._restart_browser("could not open a fresh page")
+
+    async def _healthy(self) -> bool:
+        try:
+            slot = await asyncio.wait_for(self._slots.get(), timeout=10)
+        except TimeoutError:
+            return False
+        try:
+            answer = await asyncio.wait_for(
+                slot.page.evaluate("(api) => window[api].ping()", self._api), timeout=5
+            )
+            self._slots.put_nowait(slot)
+            return answer == "ok"
+        except Exception:
+            await self._recycle(slot)
+            return False
+
+    async def _restart_browser(self, why: str) -> None:
+        generation = self._generation
+        async with self._restart_lock:
+            if generation != self._generation:
+                return  # someone else already restarted it
+            self.stats["browser_restarts"] += 1
+            old = self._browser
+            while not self._slots.empty():
+                self._slots.get_nowait()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(old.close(), timeout=10)
+            await self._launch()
+
+    async def _take_slot(self) -> _Slot:
+        while True:
+            slot = await self._slots.get()
+            if slot.generation == self._generation:
+                return slot
+
+    def _page_config(self, brush_methods: tuple[str, ...]) -> dict[str, Any]:
+        return {
+            "width": self.config.width,
+            "height": self.config.height,
+            "maxFrames": self.config.max_frames,
+            "helpers": {name: True for name in P5_HELPERS},
+            "primitives": {name: True for name in P5_PRIMITIVES},
+            "brushMethods": list(brush_methods),
+            "paintingCalls": {name: True for name in PAINTING_CALLS},
+            "codes": CODES,
+        }
+
+    # -- cache ------------------------------------------------------------------------------
+    def _cache_paths(self, key: str) -> tuple[Path, Path] | None:
+        if not self.config.cache_dir:
+            return None
+        folder = Path(self.config.cache_dir) / key[:2]
+        return folder / f"{key}.json", folder / f"{key}.png"
+
+    def _cache_get(self, key: str) -> Render | None:
+        paths = self._cache_paths(key)
+        if not paths or not paths[0].exists():
+            return None
+        try:
+            data = json.loads(paths[0].read_text())
+            png = paths[1].read_bytes() if paths[1].exists() else None
+            data["cached"] = True
+            return Render.from_dict({**data, "png": png})
+        except (OSError, ValueError, TypeError):
+            return None  # a damaged cache entry is simply re-rendered
+
+    def _cache_put(self, key: str, result: Render) -> None:
+        paths = self._cache_paths(key)
+        if not paths or result.infra_error:
+            return  # never cache our own failures
+        paths[0].parent.mkdir(parents=True, exist_ok=True)
+        if result.png:
+            tmp = paths[1].with_suffix(".tmp")
+            tmp.write_bytes(result.png)
+            os.replace(tmp, paths[1])
+        tmp = paths[0].with_suffix(".tmp")
+        tmp.write_text(json.dumps(result.to_dict()))
+        os.replace(tmp, paths[0])
+
+
+class SyncRenderer:
+    """Blocking wrapper: runs a Renderer on its own event loop thread. Thread-safe."""
+
+    def __init__(self, config: RenderConfig | None = None) -> None:
+        self.config = config or RenderConfig()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, daemon=True, name="refpool-renderer"
+        )
+        self._renderer = Renderer(self.config)
+
+    def _call(self, coro: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    def start(self) -> SyncRenderer:
+        self._thread.start()
+        self._call(self._renderer.start())
+        return self
+
+    def __enter__(self) -> SyncRenderer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def renderer(self) -> Renderer:
+        return self._renderer
+
+    def render(self, source: str, seed: int = 0, profile: str | None = None) -> Render:
+        return self._call(self._renderer.render(source, seed, profile))
+
+    def close(self) -> None:
+        if self._thread.is_alive():
+            with contextlib.suppress(Exception):
+                self._call(self._renderer.close(), timeout=30)
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=10)

@@ -1,0 +1,181 @@
+"""The gate's static first pass and its pixel check.
+
+The static pass is cheap and catches the obvious; the page enforces the same rules at run
+time (harness.js), so aliasing or building names at run time does not get past the gate.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+from PIL import Image
+
+from contracts import Violation
+from renderer.profiles import CODES, P5_PRIMITIVES, PAINTING_CALLS, get_profile
+
+FENCE = re.compile(r"```[ \t]*(js|javascript|p5|p5js)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
+
+
+def extract_program(reply: str) -> str | None:
+    """The sketch inside a model reply (its ```js fence), or the text itself if it is bare JS.
+
+    Returns None when there is no code to find. An unterminated fence (a truncated reply) is
+    still returned, so the static pass can report it as truncated rather than as missing.
+    """
+    if not reply or not reply.strip():
+        return None
+    blocks = [(lang, body) for lang, body in FENCE.findall(reply)]
+    if blocks:
+        with_setup = [b for _, b in blocks if re.search(r"\bsetup\b|\bdraw\b", b)]
+        return (with_setup or [blocks[0][1]])[0].strip() + "\n"
+    if "```" not in reply and re.search(r"function\s+(setup|draw)\s*\(", reply):
+        return reply if reply.endswith("\n") else reply + "\n"
+    return None
+
+
+def _blank_out(source: str) -> str:
+    """Replace comments, strings and template literals with spaces, keeping line breaks.
+
+    Regex literals are rare in sketches and are left as they are.
+    """
+    out = []
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        nxt = source[i + 1] if i + 1 < n else ""
+        if c == "/" and nxt == "/":
+            j = source.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif c == "/" and nxt == "*":
+            j = source.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", source[i:j]))
+            i = j
+        elif c in "'\"`":
+            j = i + 1
+            while j < n and source[j] != c:
+                if source[j] == "\\":
+                    j += 1
+                elif source[j] == "\n" and c != "`":
+                    break
+                j += 1
+            j = min(j + 1, n)
+            # keep the quotes so `fill('#abc')` still looks like a call with an argument
+            out.append(
+                c
+                + re.sub(r"[^\n]", " ", source[i + 1 : j - 1])
+                + (source[j - 1] if j - 1 > i else "")
+            )
+            i = j
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+_FORBIDDEN = re.compile(
+    r"(?<![\w$.])(fetch|XMLHttpRequest|WebSocket|EventSource|eval|Function|importScripts|"
+    r"document|window|globalThis|localStorage|sessionStorage|indexedDB|navigator|"
+    r"setTimeout|setInterval|requestAnimationFrame|queueMicrotask|Worker|innerHTML|outerHTML|"
+    r"drawingContext|createGraphics|createFramebuffer|loadPixels|updatePixels)\b(?!\s*:)"
+    r"|(?<![\w$.])(load[A-Z]\w*|save\w*|import|createElement)\s*\("
+)
+_ASYNC = re.compile(r"(?<![\w$.])(async|await|Promise)\b|\.then\s*\(")
+_TEXT = re.compile(r"(?<![\w$.])(text[A-Z]?\w*)\s*\(")
+_PRIMITIVE = re.compile(r"(?<![\w$.])(" + "|".join(P5_PRIMITIVES) + r")\s*\(")
+_BRUSH_CALL = re.compile(r"\bbrush\s*\.\s*([A-Za-z_$][\w$]*)")
+_DEFINED = re.compile(r"function\s+([A-Za-z_$][\w$]*)|(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def static_check(source: str | None, profile: str = "reference") -> list[Violation]:
+    """Violations visible in the source text alone (empty list: go on to render)."""
+    prof = get_profile(profile)
+    if source is None or not source.strip():
+        return [Violation("empty_program", CODES["empty_program"])]
+    if "\x00" in source:
+        return [
+            Violation("syntax_error", "The program contains NUL bytes: it is not JavaScript text.")
+        ]
+    code = _blank_out(source)
+    found: list[Violation] = []
+
+    def add(code_: str, message: str, index: int | None = None) -> None:
+        found.append(
+            Violation(code_, message, _line_of(code, index) if index is not None else None)
+        )
+
+    depth = {"{": 0, "(": 0, "[": 0}
+    closers = {"}": "{", ")": "(", "]": "["}
+    for ch in code:
+        if ch in depth:
+            depth[ch] += 1
+        elif ch in closers:
+            depth[closers[ch]] -= 1
+    if any(v > 0 for v in depth.values()):
+        add("truncated", CODES["truncated"])
+    elif any(v < 0 for v in depth.values()):
+        add(
+            "syntax_error", "There are more closing brackets than opening ones. Check the brackets."
+        )
+
+    if not re.search(r"function\s+setup\s*\(|\bsetup\s*=", code):
+        add("no_setup", CODES["no_setup"])
+    if not re.search(r"createCanvas\s*\([^;]*\bWEBGL\b", code):
+        add("no_webgl_canvas", CODES["no_webgl_canvas"])
+
+    user_defined = {a or b for a, b in _DEFINED.findall(code)}
+    for pattern, code_ in ((_FORBIDDEN, "forbidden_api"), (_ASYNC, "async_sketch"), (_TEXT, "text"),
+                           (_PRIMITIVE, "p5_primitive")):  # fmt: skip
+        for m in pattern.finditer(code):
+            name = next((g for g in m.groups() if g), m.group(0))
+            if code_ == "p5_primitive" and name in user_defined:
+                continue  # the sketch's own helper named like a primitive
+            add(code_, f"`{name}` is not allowed: {CODES[code_]}", m.start())
+            break
+
+    allowed = set(prof.brush_methods)
+    painting = False
+    for m in _BRUSH_CALL.finditer(code):
+        method = m.group(1)
+        if method not in allowed:
+            add("unknown_brush_method",
+                f"brush.{method}() is not allowed; use only {', '.join(prof.brush_methods)}", m.start())  # fmt: skip
+            break
+        painting = painting or method in PAINTING_CALLS
+    if not painting:
+        add("no_painting", CODES["no_painting"])
+    if re.search(r"data:image/", source):
+        add(
+            "forbidden_api",
+            "Embedded images (data:image/...) are not allowed: paint with the brush API.",
+        )
+    return found
+
+
+def measure_coverage(png: bytes) -> float:
+    """Fraction of pixels that are paint, as the published gate measures it.
+
+    Composite over white, take the most common colour (quantised to 4 bits per channel) as the
+    background, and count a pixel as paint when it lies more than 32 from it in RGB.
+    """
+    img = Image.open(io.BytesIO(png))
+    if img.mode != "RGBA":
+        img = img.convert("RGBA")
+    white = Image.new("RGBA", img.size, (255, 255, 255, 255))
+    rgb = np.asarray(Image.alpha_composite(white, img).convert("RGB"), dtype=np.int16)
+    quant = (rgb >> 4).reshape(-1, 3)
+    keys = (quant[:, 0] << 8) | (quant[:, 1] << 4) | quant[:, 2]
+    counts = np.bincount(keys, minlength=4096)
+    mode_key = int(counts.argmax())
+    mask = keys == mode_key
+    background = rgb.reshape(-1, 3)[mask].mean(axis=0)
+    distance = np.sqrt(((rgb.reshape(-1, 3) - background) ** 2).sum(axis=1))
+    return float((distance > 32).mean())

@@ -1,0 +1,405 @@
+// refpool render harness: runs one untrusted p5.brush sketch at a time in a page kept alive.
+//
+// Loaded before p5. The sketch runs inside a strict-mode factory whose parameters shadow
+// every dangerous global, and every p5 / brush entry point is wrapped, so the gate's rules
+// hold at run time whatever the source text looks like. Only Python (which knows the random
+// API name in the URL hash) can start a job or learn that it is done.
+(() => {
+  "use strict";
+  // Intrinsics captured before any untrusted code can tamper with them.
+  const apply = Reflect.apply;
+  const defineProperty = Object.defineProperty;
+  const getOwnPropertyNames = Object.getOwnPropertyNames;
+  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+  const isArray = Array.isArray;
+  const ProxyCtor = Proxy;
+  const PromiseCtor = Promise;
+  const setTimeoutOrig = setTimeout.bind(window);
+  const createElementOrig = Document.prototype.createElement;
+  const appendChildOrig = Node.prototype.appendChild;
+  const removeChildOrig = Node.prototype.removeChild;
+  const stringSlice = String.prototype.slice;
+
+  const API_NAME = decodeURIComponent(location.hash.slice(1));
+
+  // --- seeded Math.random (p5.brush seeds its own PRNG from it when it loads) -------------
+  let prngState = 1;
+  const seededRandom = () => {
+    prngState = (prngState + 0x6d2b79f5) | 0;
+    let t = Math.imul(prngState ^ (prngState >>> 15), 1 | prngState);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  defineProperty(Math, "random", { value: seededRandom, writable: false, configurable: false });
+
+  // --- per-job state --------------------------------------------------------------------
+  const USER = 1; // synchronously inside the sketch's own code
+  const API = 2; // inside a permitted brush call or a p5.brush lifecycle hook
+  const OTHER = 0; // p5 internals, harness, or code the sketch scheduled to run later
+  let mode = OTHER;
+  let job = null;
+
+  class Tripped extends Error {}
+
+  const violate = (code, message) => {
+    if (job && !job.finished) {
+      const v = { code, message, line: userLine(new Error().stack) };
+      job.violations[job.violations.length] = v;
+    }
+    throw new Tripped(message);
+  };
+
+  // Line of the innermost stack frame inside the sketch's own script.
+  const userLine = (stack) => {
+    if (!job || typeof stack !== "string") return null;
+    const marker = job.scriptUrl + ":";
+    let at = stack.indexOf(marker);
+    if (at < 0) return null;
+    at += marker.length;
+    let n = 0;
+    while (at < stack.length && stack.charCodeAt(at) >= 48 && stack.charCodeAt(at) <= 57) {
+      n = n * 10 + stack.charCodeAt(at) - 48;
+      at++;
+    }
+    const line = n - job.prefixLines;
+    return line > 0 ? line : null;
+  };
+
+  const finish = (status, detail) => {
+    if (!job || job.finished) return;
+    job.finished = true;
+    const inst = window.p5 && window.p5.instance;
+    if (inst) inst._loop = false;
+    job.resolve({ status, detail: detail || null, violations: job.violations,
+                  paints: job.paints, frames: job.frames, canvas: job.canvas });
+  };
+
+  const fail = (err) => {
+    if (!job || job.finished) return;
+    if (!(err instanceof Tripped)) {
+      const text = err && err.message ? String(err.message) : String(err);
+      const name = err && err.name ? err.name + ": " : "";
+      job.violations[job.violations.length] = {
+        code: "runtime_error", message: name + text, line: userLine(err && err.stack),
+      };
+    }
+    finish("error");
+  };
+
+  // --- argument hygiene: only plain data reaches p5 or brush ----------------------------
+  const plain = (value, depth) => {
+    const t = typeof value;
+    if (value === null || t === "number" || t === "string" || t === "boolean" || t === "undefined") return true;
+    if (isArray(value) && depth < 3) {
+      for (let i = 0; i < value.length; i++) if (!plain(value[i], depth + 1)) return false;
+      return true;
+    }
+    return !!(window.p5 && (value instanceof window.p5.Color || value instanceof window.p5.Vector));
+  };
+  const checkArgs = (args, name) => {
+    for (let i = 0; i < args.length; i++) {
+      if (!plain(args[i], 0)) violate("bad_argument", `${name}() was given an object or function; pass numbers, colour strings or arrays`);
+    }
+  };
+  // What the sketch may receive back: data, colours and vectors, never internals.
+  const sanitise = (value) => (plain(value, 0) ? value : undefined);
+
+  // --- p5 prototype guard ------------------------------------------------------------------
+  let pristineProto = null; // descriptors of p5.prototype before any job touched it
+  let pristineHooks = null;
+  let config = null; // {helpers, primitives, brushMethods, paintingCalls, width, height, maxFrames}
+
+  const categorise = (name) => {
+    if (config.helpers[name]) return "helper";
+    if (name === "text" || stringSlice.call(name, 0, 4) === "text" || name === "loadFont") return "text";
+    if (config.primitives[name]) return "p5_primitive";
+    if (name === "loadPixels" || name === "updatePixels" || name === "set" || name === "get" || name === "copy" || name === "blend") return "pixel_write";
+    if (name === "createGraphics" || name === "createFramebuffer" || name === "createShader" || name === "shader" ||
+        name === "loadShader" || name === "filter" || name === "createFilterShader" || name === "buildGeometry" ||
+        name === "createImage" || name === "beginGeometry" || stringSlice.call(name, -6) === "Shader") return "offscreen_buffer";
+    if (name === "resizeCanvas" || name === "pixelDensity") return "canvas_size";
+    if (stringSlice.call(name, 0, 4) === "load" || stringSlice.call(name, 0, 4) === "save" ||
+        stringSlice.call(name, 0, 4) === "http" || stringSlice.call(name, 0, 6) === "select" ||
+        stringSlice.call(name, 0, 6) === "create" || name === "getURL" || name === "getURLPath" ||
+        name === "getURLParams" || name === "remove" || name === "cursor" || name === "fullscreen") return "forbidden_api";
+    return "p5_forbidden";
+  };
+
+  const guardP5 = () => {
+    const proto = window.p5.prototype;
+    for (const name of getOwnPropertyNames(proto)) {
+      if (name === "constructor" || name[0] === "_") continue;
+      const desc = getOwnPropertyDescriptor(proto, name);
+      if (!desc || typeof desc.value !== "function") continue;
+      const original = desc.value;
+      const category = categorise(name);
+      const painting = category === "p5_primitive" || category === "text" || category === "pixel_write" || category === "offscreen_buffer";
+      let guarded;
+      if (name === "createCanvas") {
+        guarded = function (w, h, kind) {
+          if (mode === USER) {
+            if (kind !== this.WEBGL) violate("no_webgl_canvas", "createCanvas needs WEBGL as its third argument: createCanvas(" + config.width + ", " + config.height + ", WEBGL)");
+            if (w !== config.width || h !== config.height) violate("canvas_size", `the canvas must be ${config.width}x${config.height}; got ${w}x${h}`);
+            const prev = mode;
+            mode = API;
+            try {
+              apply(original, this, [config.width, config.height, kind]);
+              apply(proto.pixelDensity, this, [1]);
+            } finally { mode = prev; }
+            job.canvas = { width: config.width, height: config.height, webgl: true };
+            return undefined;
+          }
+          return apply(original, this, arguments);
+        };
+      } else {
+        guarded = function () {
+          if (mode === USER) {
+            if (category !== "helper") violate(category, `${name}() is not allowed: ` + config.codes[category]);
+            checkArgs(arguments, name);
+            const prev = mode;
+            mode = API;
+            try { return sanitise(apply(original, this, arguments)); } finally { mode = prev; }
+          }
+          // Painting from anywhere but inside brush (e.g. a promise callback) is a violation.
+          if (painting && mode !== API && job && !job.finished) violate(category, `${name}() was called outside the brush API`);
+          return apply(original, this, arguments);
+        };
+      }
+      defineProperty(proto, name, { value: guarded, writable: true, configurable: true, enumerable: desc.enumerable });
+    }
+  };
+
+  // --- the brush object the sketch sees -----------------------------------------------
+  const makeBrush = () => {
+    const real = window.brush;
+    const allowed = {};
+    const exposed = {};
+    for (const name of config.brushMethods) {
+      const original = real[name];
+      if (typeof original !== "function") continue;
+      const painting = !!config.paintingCalls[name];
+      allowed[name] = function () {
+        if (mode !== USER) violate("async_sketch", `brush.${name}() was called from a callback, timer or promise; draw everything synchronously in setup() or draw()`);
+        checkArgs(arguments, "brush." + name);
+        if (painting) job.paints++;
+        mode = API;
+        try { apply(original, real, arguments); } finally { mode = USER; }
+        return undefined; // never hand internals (plots, polygons) to the sketch
+      };
+    }
+    const known = getOwnPropertyNames(real);
+    return new ProxyCtor(exposed, {
+      get(_t, prop) {
+        if (typeof prop !== "string") return undefined;
+        if (allowed[prop]) return allowed[prop];
+        const isKnown = known.indexOf(prop) >= 0;
+        return function () {
+          violate("unknown_brush_method", isKnown
+            ? `brush.${prop}() is not on this profile's allowlist (${config.brushMethods.join(", ")})`
+            : `brush.${prop}() does not exist in p5.brush; allowed: ${config.brushMethods.join(", ")}`);
+        };
+      },
+      set() { violate("forbidden_api", "the brush object is read-only"); },
+      defineProperty() { violate("forbidden_api", "the brush object is read-only"); },
+    });
+  };
+
+  // Stand-in for a forbidden global: any use records a violation and throws.
+  const tripwire = (name, code) => new ProxyCtor(function () {}, {
+    get() { violate(code, `${name} is not available to sketches: ` + config.codes[code]); },
+    set() { violate(code, `${name} is not available to sketches: ` + config.codes[code]); },
+    apply() { violate(code, `${name}() is not available to sketches: ` + config.codes[code]); },
+    construct() { violate(code, `new ${name}() is not available to sketches: ` + config.codes[code]); },
+  });
+
+  // --- loading scripts (the libraries are cached by the loopback server) -----------------
+  const loadScript = (src) => new PromiseCtor((resolve, reject) => {
+    const el = apply(createElementOrig, document, ["script"]);
+    el.src = src;
+    el.onload = () => resolve(el);
+    el.onerror = () => reject(new Error("could not load " + src));
+    apply(appendChildOrig, document.head, [el]);
+  });
+
+  let sketchFactory = null;
+  let lastScript = null;
+
+  // Syntax errors in the sketch's script and errors thrown outside our wrappers.
+  window.addEventListener("error", (event) => {
+    if (!job || job.finished) return;
+    if (event.filename && event.filename.indexOf("/job/") >= 0) {
+      const line = event.lineno - job.prefixLines;
+      const isSyntax = /SyntaxError/.test(event.message || "");
+      job.violations[job.violations.length] = {
+        code: isSyntax ? "syntax_error" : "runtime_error",
+        message: `${event.message} (line ${line}, column ${event.colno})`, line: line > 0 ? line : null,
+      };
+      job.scriptError = true;
+      if (!isSyntax) finish("error");
+    } else if (!(event.error instanceof Tripped)) {
+      fail(event.error || event.message);
+    } else {
+      finish("error");
+    }
+  });
+  window.addEventListener("unhandledrejection", (event) => { fail(event.reason); });
+
+  // p5 add-on registered after p5.brush: its hooks run once brush has flushed.
+  const doneAddon = (p5, fn, lifecycles) => {
+    lifecycles.presetup = function () {
+      this.randomSeed(job.seed);
+      this.noiseSeed(job.seed);
+    };
+    lifecycles.postsetup = function () {
+      if (!job.hasDraw) setTimeoutOrig(() => finish("done"), 0);
+    };
+    lifecycles.postdraw = function () {
+      job.frames = this.frameCount;
+      if (!this._loop || this.frameCount >= config.maxFrames) {
+        this._loop = false;
+        // After this frame's microtasks (p5's finishDraw) have run.
+        setTimeoutOrig(() => finish("done"), 0);
+      }
+    };
+  };
+
+  const releaseCanvas = () => {
+    for (const canvas of document.querySelectorAll("canvas")) {
+      try {
+        const gl = canvas.getContext("webgl2") || canvas.getContext("webgl");
+        const ext = gl && gl.getExtension("WEBGL_lose_context");
+        if (ext) ext.loseContext();
+      } catch (_e) { /* a 2D canvas: nothing to release */ }
+      if (canvas.parentNode) apply(removeChildOrig, canvas.parentNode, [canvas]);
+    }
+  };
+
+  // Put p5 back the way it was before the previous job (p5.brush 2.2.2 has no reset).
+  const resetP5 = async () => {
+    const p5 = window.p5;
+    const inst = p5.instance;
+    if (inst) {
+      inst._loop = false;
+      try { await inst.remove(); } catch (_e) { /* a broken sketch may leave it half-built */ }
+    }
+    releaseCanvas();
+    for (const name of getOwnPropertyNames(p5.prototype)) {
+      if (!pristineProto[name]) delete p5.prototype[name];
+    }
+    for (const name in pristineProto) defineProperty(p5.prototype, name, pristineProto[name]);
+    for (const hook in pristineHooks) p5.lifecycleHooks[hook].length = pristineHooks[hook];
+    p5.instance = null;
+    delete window.setup;
+    delete window.draw;
+    delete window.brush;
+    if (lastScript) { lastScript.remove(); lastScript = null; }
+  };
+
+  const SHADOWED = {};
+
+  const run = async (spec) => {
+    config = spec.config;
+    let resolveJob;
+    const finished = new PromiseCtor((r) => { resolveJob = r; });
+    job = {
+      seed: spec.seed, violations: [], paints: 0, frames: 0, canvas: null, finished: false,
+      resolve: resolveJob, scriptUrl: spec.scriptUrl, prefixLines: spec.prefixLines, hasDraw: false,
+    };
+    try {
+      await resetP5();
+      prngState = spec.seed | 0;
+      // Load p5.brush afresh; its hooks count as brush (API) work.
+      const register = window.p5.registerAddon;
+      window.p5.registerAddon = function (addon) {
+        return apply(register, this, [function (p5, fn, lifecycles) {
+          apply(addon, this, [p5, fn, lifecycles]);
+          for (const hook of ["presetup", "postsetup", "predraw", "postdraw"]) {
+            const original = lifecycles[hook];
+            if (typeof original !== "function") continue;
+            lifecycles[hook] = function () {
+              const prev = mode;
+              mode = API;
+              try { return apply(original, this, arguments); } finally { mode = prev; }
+            };
+          }
+        }]);
+      };
+      try { await loadScript("/lib/p5.brush.js"); } finally { window.p5.registerAddon = register; }
+      window.p5.registerAddon(function refpoolDone(p5, fn, lifecycles) { doneAddon(p5, fn, lifecycles); });
+      guardP5();
+      const brushView = makeBrush();
+
+      sketchFactory = null;
+      lastScript = await loadScript(spec.scriptUrl);
+      if (job.scriptError) { finish("error"); return await finished; }
+      if (typeof sketchFactory !== "function") { fail(new Error("the sketch script did not load")); return await finished; }
+
+      const args = [brushView];
+      for (const [name, code] of spec.shadowed) {
+        if (!SHADOWED[name]) SHADOWED[name] = tripwire(name, code);
+        args[args.length] = SHADOWED[name];
+      }
+      let entry;
+      mode = USER;
+      try { entry = apply(sketchFactory, undefined, args); } catch (err) { mode = OTHER; fail(err); return await finished; }
+      mode = OTHER;
+      if (!entry || typeof entry.setup !== "function") {
+        job.violations[job.violations.length] = { code: "no_setup", message: config.codes.no_setup, line: null };
+        finish("error");
+        return await finished;
+      }
+      const wrapUser = (fn, name) => function () {
+        if (job.finished) return undefined;
+        mode = USER;
+        let result;
+        try { result = apply(fn, undefined, []); } catch (err) { mode = OTHER; fail(err); return undefined; }
+        mode = OTHER;
+        if (result && typeof result.then === "function") {
+          job.violations[job.violations.length] = { code: "async_sketch", message: `${name}() returned a promise: ` + config.codes.async_sketch, line: null };
+          finish("error");
+        }
+        return undefined;
+      };
+      job.hasDraw = typeof entry.draw === "function";
+      window.setup = wrapUser(entry.setup, "setup");
+      if (job.hasDraw) window.draw = wrapUser(entry.draw, "draw");
+      new window.p5();
+    } catch (err) {
+      fail(err);
+    }
+    return await finished;
+  };
+
+  // Health check: a tiny WebGL draw and read-back proves the GPU process answers.
+  const ping = () => {
+    const c = apply(createElementOrig, document, ["canvas"]);
+    c.width = 4; c.height = 4;
+    const gl = c.getContext("webgl2");
+    if (!gl) return "no webgl2";
+    gl.clearColor(1, 0, 0, 1);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+    const px = new Uint8Array(4);
+    gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
+    const ext = gl.getExtension("WEBGL_lose_context");
+    if (ext) ext.loseContext();
+    return px[0] === 255 ? "ok" : "bad pixel";
+  };
+
+  // Called by the sketch's script (once, at load): hands over the factory, then disappears.
+  defineProperty(window, "__refpoolDefine", {
+    configurable: true,
+    value: (factory) => {
+      sketchFactory = factory;
+    },
+  });
+
+  window.addEventListener("load", () => {
+    const p5 = window.p5;
+    pristineProto = {};
+    for (const name of getOwnPropertyNames(p5.prototype)) pristineProto[name] = getOwnPropertyDescriptor(p5.prototype, name);
+    pristineHooks = {};
+    for (const hook in p5.lifecycleHooks) pristineHooks[hook] = p5.lifecycleHooks[hook].length;
+  });
+
+  defineProperty(window, API_NAME, { value: Object.freeze({ run, ping }), configurable: false, writable: false, enumerable: false });
+})();
