@@ -39,9 +39,14 @@ def painting(seed: int, size: int = 600) -> bytes:
     draw = ImageDraw.Draw(img, "RGBA")
     hue = rng.random()
     for _ in range(rng.randint(10, 25)):
-        r, g, b = colorsys.hsv_to_rgb((hue + rng.gauss(0, 0.08)) % 1, rng.uniform(0.4, 0.9), rng.uniform(0.5, 0.95))
+        r, g, b = colorsys.hsv_to_rgb(
+            (hue + rng.gauss(0, 0.08)) % 1, rng.uniform(0.4, 0.9), rng.uniform(0.5, 0.95)
+        )
         cx, cy, rad = rng.uniform(100, 500), rng.uniform(100, 500), rng.uniform(20, 140)
-        draw.ellipse((cx - rad, cy - rad, cx + rad, cy + rad), fill=(int(r * 255), int(g * 255), int(b * 255), 190))
+        draw.ellipse(
+            (cx - rad, cy - rad, cx + rad, cy + rad),
+            fill=(int(r * 255), int(g * 255), int(b * 255), 190),
+        )
     buf = io.BytesIO()
     img.filter(ImageFilter.GaussianBlur(1.5)).save(buf, "PNG")
     return buf.getvalue()
@@ -83,10 +88,24 @@ def main() -> int:
         tiers = {c: ("love" if c % 3 == 0 else "okay") for c in ids}
 
         t0 = time.perf_counter()
-        write_report(store, Path(tmp) / "cold.html", tiers, "bench", json_out=Path(tmp) / "cold.json", progress=False)
+        write_report(
+            store,
+            Path(tmp) / "cold.html",
+            tiers,
+            "bench",
+            json_out=Path(tmp) / "cold.json",
+            progress=False,
+        )
         cold = time.perf_counter() - t0
         t0 = time.perf_counter()
-        res = write_report(store, Path(tmp) / "warm.html", tiers, "bench", json_out=Path(tmp) / "m.json", progress=False)
+        res = write_report(
+            store,
+            Path(tmp) / "warm.html",
+            tiers,
+            "bench",
+            json_out=Path(tmp) / "m.json",
+            progress=False,
+        )
         warm = time.perf_counter() - t0
         size = (Path(tmp) / "warm.html").stat().st_size
         print(f"report over {args.images} images: cold {cold:.2f} s (features computed),"
@@ -103,7 +122,10 @@ def main() -> int:
         print(f"export of {result.rows} images: {export_s:.2f} s ({total / 1e6:.1f} MB,"
               f" {len(result.files)} files, includes the card's diversity summary)")  # fmt: skip
         goals = {"report (cold)": cold, "report (warm)": warm, "export": export_s}
-        print("goals (<= 10 s): " + ", ".join(f"{k} {'ok' if v <= 10 else 'MISSED'}" for k, v in goals.items()))
+        print(
+            "goals (<= 10 s): "
+            + ", ".join(f"{k} {'ok' if v <= 10 else 'MISSED'}" for k, v in goals.items())
+        )
     return 0
 
 

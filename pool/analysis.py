@@ -145,7 +145,7 @@ HEADLINE = (
     ("Vendi (colour)", ("vendi", "colour")),
     ("hue entropy (bits)", ("hue", "entropy_bits")),
     ("hue coverage", ("hue", "coverage")),
-    ("median pHash distance", ("phash", "median")),
+    ("median hash distance", ("phash", "median")),
     ("near-duplicate clusters", ("near_duplicates", "n_clusters")),
     ("median paint coverage", ("coverage", "median")),
 )

@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--love-fraction", type=float, default=0.5, help="share of love in the target (default 0.5)"
     )
     b.add_argument("--dup-threshold", type=int, default=None,
-                   help="pHash distance at or below which two images are near-duplicates (default: calibrated)")  # fmt: skip
+                   help="perceptual-hash (dHash) distance at or below which two images are near-duplicates (default: calibrated)")  # fmt: skip
     b.add_argument("--json", action="store_true", help="print the whole draft as JSON")
     b.add_argument("--verbose", "-v", action="store_true", help="list every left-out candidate")
     b.set_defaults(func=cmd_build)
@@ -89,7 +89,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--compare", default=None, help="show what changed against this version (or 'draft')"
     )
     rep.add_argument(
-        "--dup-threshold", type=int, default=None, help="near-duplicate pHash distance"
+        "--dup-threshold",
+        type=int,
+        default=None,
+        help="near-duplicate perceptual-hash (dHash) distance",
     )
     rep.set_defaults(func=cmd_report)
 

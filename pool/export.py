@@ -331,7 +331,7 @@ def dataset_card(
     if diversity:
         lines += ["", "## Diversity", "", "| metric | value |", "|---|---|"]
         lines += [f"| {name} | {value} |" for name, value in headline(diversity)]
-        lines += ["", "Vendi scores are the effective number of distinct images (pHash similarity"
+        lines += ["", "Vendi scores are the effective number of distinct images (dHash similarity"
                   " and paint-colour histograms); hue entropy is over saturated pixels in 36 bins"
                   " (max 5.17 bits)."]  # fmt: skip
     lines += ["", "## Reference photo attribution", "",

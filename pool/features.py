@@ -25,7 +25,7 @@ from tqdm import tqdm
 from pool.metrics import hex_colour
 from pool.store import Store
 
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2  # 2: dHash replaced pHash (see pool/calibrate.py)
 HUE_BINS = 36  # 10 degrees each
 RGB_LEVELS = 8  # 8 x 8 x 8 colour histogram bins; one more bin for "no paint at all"
 COLOUR_BINS = RGB_LEVELS**3 + 1
@@ -38,7 +38,7 @@ _PARALLEL_MIN = 64  # below this, a process pool costs more than it saves
 @dataclass(frozen=True)
 class ImageFeatures:
     png_sha: str
-    phash: int  # 64 bits
+    phash: int  # 64-bit perceptual hash (imagehash dHash; the name predates the switch)
     hue_hist: np.ndarray  # float32[HUE_BINS], share of all pixels
     colour_hist: np.ndarray  # float32[COLOUR_BINS], share of paint pixels
     palette: list[tuple[str, float]]  # up to 5 (hex, share of paint)
@@ -65,7 +65,9 @@ def compute_features(png: bytes | Path, png_sha: str = "") -> ImageFeatures:
     # Work on a reduced copy: 64 px keeps hue/colour shares and is ~50x cheaper than 600 px.
     factor = max(1, min(img.size) // 128)
     reduced = img.reduce(factor) if factor > 1 else img
-    phash = int(str(imagehash.phash(reduced)), 16)
+    # dHash, not pHash: on re-rendered paintings pHash moved 6-26 bits between seeds of one
+    # program, as far as between programs; dHash keeps seeds <= 13 and programs >= 18 apart.
+    phash = int(str(imagehash.dhash(reduced)), 16)
     # Sample (not average) pixels: averaging would invent mixed colours at every edge.
     small = img.resize((64, 64), Image.Resampling.NEAREST)
     rgb = np.asarray(small, dtype=np.int32).reshape(-1, 3)

@@ -1,6 +1,6 @@
 """Diversity metrics over a set of images: pure functions on arrays, no store access.
 
-* Perceptual-hash distances: Hamming distance between 64-bit pHashes (0 = same picture).
+* Perceptual-hash distances: Hamming distance between 64-bit perceptual hashes (imagehash dHash; 0 = same picture).
 * Vendi score (Friedman & Dieng 2023): exp of the Shannon entropy of the eigenvalues of K/n,
   for a similarity kernel K with unit diagonal. It reads as "the effective number of distinct
   images": n identical images score 1, n mutually orthogonal ones score n.

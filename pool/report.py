@@ -155,7 +155,7 @@ def render_html(
              f"<style>{CSS}</style></head><body>",
              f"<h1>Diversity report: {_e(a.label)}</h1>",
              f"<p>{mt['n']} images · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC ·"
-             f" near-duplicate threshold: pHash distance ≤ {ph['threshold']}</p>",
+             f" near-duplicate threshold: dHash distance ≤ {ph['threshold']}</p>",
              "<h2>Summary</h2>",
              _headline_table(mt, compare.metrics if compare else None, compare.label if compare else "")]  # fmt: skip
     parts.append("<h2>Counts</h2>")
@@ -169,7 +169,7 @@ def render_html(
 
     parts.append("<h2>Perceptual-hash distances</h2>")
     parts.append(histogram(
-        f"pairwise pHash distances (median {ph['median']}, min {ph['min']})", ph["histogram"],
+        f"pairwise perceptual-hash (dHash) distances (median {ph['median']}, min {ph['min']})", ph["histogram"],
         [str(i) for i in range(65)], [(ph["threshold"] + 1, "#c0392b", f"threshold {ph['threshold']}")],
     ))  # fmt: skip
     clusters = mt["near_duplicates"]["clusters"]
@@ -192,7 +192,7 @@ def render_html(
     )
     v = mt["vendi"]
     parts.append(f"<p>Vendi score (effective number of distinct images): <b>{v['hash']}</b> over"
-                 f" pHash similarity, <b>{v['colour']}</b> over paint-colour histograms, out of {mt['n']}.</p>")  # fmt: skip
+                 f" dHash similarity, <b>{v['colour']}</b> over paint-colour histograms, out of {mt['n']}.</p>")  # fmt: skip
 
     cov = mt["coverage"]
     pub = cov["published_love"]

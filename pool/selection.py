@@ -4,7 +4,7 @@ Order of the checks for each candidate (the first that fails is the reason given
   1. unrated / reject                    (tiers from curation.ratings only)
   2. not accepted by the gate, or no PNG
   3. photo without an open licence (CC0, CC-BY, CC-BY-SA, PD) or without author/source URL
-  4. near-duplicate of an already chosen candidate (pHash distance <= dup_threshold)
+  4. near-duplicate of an already chosen candidate (perceptual-hash distance <= dup_threshold)
   5. photo cap, model cap
   6. tier mix: that tier's quota (target x love_fraction love, the rest okay) is full
 Eligible candidates are visited best-first within each tier (more love votes, more curators,
@@ -26,9 +26,10 @@ from pool.catalog import PoolItem, load_items
 from pool.features import load_features
 from pool.store import Store
 
-# Calibrated with pool/calibrate.py (see the README): re-rendering one program with other seeds
-# moves the pHash by a few bits; different paintings of the same photo sit far above this.
-DEFAULT_DUP_THRESHOLD = 10
+# Calibrated with pool/calibrate.py on the renderer: one program re-rendered with seeds 0-3 gives
+# dHash distances of 4-13; two different hibiscus programs (same layout, other colours) 18-27.
+# The threshold sits midway: (13 + 18) // 2.
+DEFAULT_DUP_THRESHOLD = 15
 DEFAULT_TARGET = 178
 DEFAULT_LOVE_FRACTION = 0.5
 
@@ -136,7 +137,9 @@ def _check_params(target: int, max_per_photo, max_per_model, love_fraction, dup_
     if not 0.0 <= love_fraction <= 1.0:
         raise SelectionError(f"--love-fraction must lie in 0..1 (got {love_fraction})")
     if not 0 <= dup_threshold <= 64:
-        raise SelectionError(f"--dup-threshold is a pHash distance in 0..64 (got {dup_threshold})")
+        raise SelectionError(
+            f"--dup-threshold is a perceptual-hash distance in 0..64 (got {dup_threshold})"
+        )
 
 
 def build_pool(
