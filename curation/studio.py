@@ -276,9 +276,9 @@ def _prefetch(
         picks.append(nxt)
         after = nxt
     first = picks[0] if picks else None  # None: a rating finishes the queue
-    nxt = q.step(ids, cid, 1)
-    if nxt is not None and nxt != cid and nxt not in picks:
-        picks.append(nxt)
+    for nxt in (q.step(ids, cid, 1), q.step(ids, cid, -1)):  # arrow-key neighbours
+        if nxt is not None and nxt != cid and nxt not in picks:
+            picks.append(nxt)
     if not picks:
         return [], None, None
     marks = ",".join("?" for _ in picks)

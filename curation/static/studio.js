@@ -53,7 +53,12 @@
 
   rp.preload = (urls) => {
     // Keep references so the decoded images stay in the memory cache.
-    rp.preloaded = urls.map((u) => { const im = new Image(); im.decoding = "async"; im.src = u; return im; });
+    rp.preloaded = urls.map((u) => {
+      const im = new Image();
+      im.src = u;
+      im.decode().catch(() => {});  // decode now, off the keypress path
+      return im;
+    });
   };
   const onView = () => {
     const v = view();
@@ -108,6 +113,15 @@
     else if (k === "arrowleft" || k === "k") rp.nav(-1);
     else handled = false;
     if (handled) e.preventDefault();
+  });
+
+  // Keep ?curator= in the address bar in step with the name box, so a reload resumes as them.
+  document.addEventListener("change", (e) => {
+    const box = e.target.closest && e.target.closest("#rp-curator");
+    if (!box || !e.target.value) return;
+    const u = new URL(location.href);
+    u.searchParams.set("curator", e.target.value.trim());
+    history.replaceState(null, "", u);
   });
 
   document.addEventListener("click", (e) => {

@@ -1,0 +1,143 @@
+"""Benchmark: keypress -> next image shown in the studio, in the real Chromium (goal p95 <= 150 ms).
+
+Builds a throwaway store of 1,000 candidates with distinct 600x600 PNGs (the renderer's
+size), launches the studio, opens it in /usr/bin/chromium and presses rating keys. For each
+keypress it records, in the page's own clock (performance.now):
+  * shown:     the next candidate's render is in the <img>, decoded, and a frame has been
+               painted (the prefetched image is swapped in at once; see curation/static/studio.js);
+  * confirmed: the server's reply is on screen, i.e. the rating is committed to SQLite
+               and the full view (photo, history, progress) has been redrawn.
+It also times previous/next navigation (arrow keys), which always waits on the server.
+
+    .venv/bin/python bench/studio.py [--candidates 1000] [--presses 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from tqdm import tqdm  # noqa: E402
+
+from curation.studio import Services, Settings  # noqa: E402
+from curation.ui import launch  # noqa: E402
+from pool.store import Store  # noqa: E402
+
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]  # fmt: skip
+
+# Press a key, then poll every frame until the new image is decoded and one more frame has
+# been drawn (rAF runs before paint, so the second rAF is after the image hit the screen).
+MEASURE = """
+key => new Promise((resolve) => {
+  const old = rp.cid(), n0 = rp.nonce, t0 = performance.now();
+  let shown = null, waiting = false;
+  document.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
+  const tick = () => {
+    const im = document.getElementById("rp-img");
+    if (shown === null && !waiting && im && im.tagName === "IMG" && Number(im.dataset.cid) !== old
+        && im.complete && im.naturalWidth > 0) {
+      waiting = true;
+      im.decode().catch(() => {}).then(() => requestAnimationFrame(() => { shown = performance.now() - t0; }));
+    }
+    if (shown !== null && rp.nonce !== n0 && !rp.busy) resolve([shown, performance.now() - t0]);
+    else requestAnimationFrame(tick);
+  };
+  tick();
+})
+"""
+
+
+def build_store(home: Path, n: int) -> Store:
+    from factories import add_photo, png_bytes
+
+    store = Store(home)
+    photos = [add_photo(store, f"flower{i}.jpg", url=f"https://example.org/{i}") for i in range(5)]
+    models = ("procedural", "glm-x", "kimi-y", "qwen-z")
+    for i in tqdm(range(n), desc="candidates", unit="png", file=sys.stderr):
+        png_sha = store.put_png(png_bytes((i * 0.137) % 1.0, size=600, seed=i, blobs=12))
+        program_sha = store.put_program(f"// candidate {i}\nfunction setup() {{}}\n")
+        store.insert(
+            "candidates",
+            {
+                "job_key": f"bench/{i}", "photo_id": photos[i % 5], "generator": models[i % 4],
+                "round": i % 3, "seed": i, "program_sha": program_sha, "accepted": 1,
+                "coverage": 0.3, "png_sha": png_sha,
+                "critique": {"critic": "heuristic", "scores": {"fidelity": 6}, "advice": "more bleed", "summary": ""},
+            },
+        )  # fmt: skip
+    return store
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--candidates", type=int, default=1000, help="candidates in the store (default 1000)"
+    )
+    ap.add_argument(
+        "--presses", type=int, default=100, help="rating keypresses to time (default 100)"
+    )
+    args = ap.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = build_store(Path(tmp) / "data", args.candidates)
+        demo, url = launch(Services(store, Settings()), prevent_thread_lock=True, quiet=True)
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+                page = browser.new_page(viewport={"width": 1400, "height": 1000})
+                page.goto(f"{url}?curator=bench")
+                page.wait_for_function("window.rp && document.getElementById('rp-img')")
+                page.wait_for_timeout(500)  # let the first prefetch land, as a curator would
+                shown, confirmed, nav = [], [], []
+                keys = ["1", "2", "3", "2"]
+                for i in tqdm(range(args.presses), desc="keypresses", file=sys.stderr):
+                    page.wait_for_timeout(120)  # a brisk curator: ~4 ratings a second
+                    s, c = page.evaluate(MEASURE, keys[i % 4])
+                    shown.append(s)
+                    confirmed.append(c)
+                for i in range(20):
+                    page.wait_for_timeout(60)
+                    nav.append(page.evaluate(MEASURE, "ArrowRight" if i % 2 else "ArrowLeft")[1])
+                browser.close()
+        finally:
+            demo.close()
+        rated = store.query("SELECT COUNT(*) AS n FROM ratings WHERE curator = 'bench'")[0]["n"]
+
+    print(
+        f"studio bench: {args.candidates} candidates, {args.presses} rating keypresses, {rated} ratings committed"
+    )
+    for name, values in (("keypress -> next image shown", shown),
+                         ("keypress -> rating committed, view confirmed", confirmed),
+                         ("arrow key -> neighbour shown (server round trip)", nav)):  # fmt: skip
+        print(
+            f"  {name:<50} p50 {statistics.median(values):6.1f} ms   p95 {pct(values, 95):6.1f} ms   max {max(values):6.1f} ms"
+        )
+    ok = pct(shown, 95) <= 150
+    print(f"goal p95 <= 150 ms for the next image: {'met' if ok else 'NOT met'}")
+    return 0 if ok and rated == args.presses else 1
+
+
+if __name__ == "__main__":
+    t = time.time()
+    code = main()
+    print(f"(bench took {time.time() - t:.0f} s)")
+    raise SystemExit(code)
