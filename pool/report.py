@@ -69,10 +69,10 @@ def histogram(title: str, counts: list[int], x_labels: list[str], marks: list[tu
         h = height * c / top
         parts.append(f'<rect x="{30 + i * bw:.1f}" y="{height - h:.1f}" width="{max(bw - 1, 1):.1f}"'
                      f' height="{h:.1f}" fill="#6a8caf"><title>{_e(x_labels[i])}: {c}</title></rect>')  # fmt: skip
-    for pos, colour, label in marks:
+    for k, (pos, colour, label) in enumerate(marks):
         x = 30 + pos * bw
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="0" y2="{height}" stroke="{colour}"'
-                     f' stroke-width="2"/><text x="{x + 3:.1f}" y="12" fill="{colour}">{_e(label)}</text>')  # fmt: skip
+                     f' stroke-width="2"/><text x="{x + 3:.1f}" y="{12 + 14 * k}" fill="{colour}">{_e(label)}</text>')  # fmt: skip
     step = max(1, n // 8)
     for i in range(0, n, step):
         parts.append(f'<text x="{30 + i * bw:.1f}" y="{height + 16}">{_e(x_labels[i])}</text>')
@@ -100,6 +100,10 @@ def hue_wheel(shares: list[float], size: int = 220) -> str:
                      f' fill="{fill}"><title>{i * 10}-{i * 10 + 10} deg: {s:.1%}</title></path>')  # fmt: skip
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _share(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.0%}"
 
 
 def swatches(palette: list) -> str:
@@ -178,8 +182,12 @@ def render_html(
         parts.append("<p>None: no two images are within the threshold.</p>")
     index = {c: i for i, c in enumerate(a.ids)}
     for group in clusters[:40]:
-        first = index[group[0]]
-        thumbs = "".join(_thumb(a, c, f"d={int(a.distances[first, index[c]])}") for c in group[:12])
+        rows = [index[c] for c in group]
+
+        def nearest(c: int, rows: list[int] = rows) -> int:  # distance to its closest cluster mate
+            return min(int(a.distances[index[c], j]) for j in rows if j != index[c])
+
+        thumbs = "".join(_thumb(a, c, f"nearest d={nearest(c)}") for c in group[:12])
         parts.append(f'<div class="cluster">{thumbs}</div>')
 
     hue = mt["hue"]
@@ -199,7 +207,8 @@ def render_html(
     bins = len(cov["histogram"])
     parts.append("<h2>Paint coverage</h2>")
     parts.append(histogram(
-        f"paint coverage (median {cov['median']}; {cov['in_published_range']!s} inside the published love range)",
+        f"paint coverage (median {cov['median']}; {_share(cov['in_published_range'])} inside the published"
+        f" love range {pub['min']}-{pub['max']}, shaded)",
         cov["histogram"], [f"{i / bins:.2f}" for i in range(bins)],
         [(pub["median"] * bins, "#c0392b", f"published love median {pub['median']}")]
         + ([(cov["median"] * bins, "#2c3e50", f"ours {cov['median']}")] if cov["median"] is not None else []),
