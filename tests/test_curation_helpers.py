@@ -222,3 +222,28 @@ def test_passwords_are_salted_hashes(store):
         add_curator(store, "bob", "short")
     with pytest.raises(ValueError, match="invalid curator name"):
         check_name("<script>")
+
+
+def test_m003_upgrades_an_m001_database(tmp_path):
+    import sqlite3
+
+    from pool import migrations
+    from pool.store import Store
+
+    db = sqlite3.connect(tmp_path / "refpool.db", isolation_level=None)
+    db.row_factory = sqlite3.Row
+    saved = migrations.MIGRATIONS
+    try:
+        migrations.MIGRATIONS = [migrations.m001_initial]
+        migrations.apply(db)
+    finally:
+        migrations.MIGRATIONS = saved
+    db.execute("INSERT INTO ratings (candidate_id, curator, tier) VALUES (1, 'old', 'love')")
+    db.close()
+    store = Store(tmp_path)  # applies the rest, keeping old rows
+    names = {r[0] for r in store.query("SELECT name FROM _migrations")}
+    assert "m003_curation_sessions" in names
+    assert store.query("SELECT curator FROM ratings")[0][0] == "old"
+    q.save_session(store, "old", 1)
+    assert q.load_session(store, "old")[0] == 1
+    store.close()

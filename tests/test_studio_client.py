@@ -98,3 +98,19 @@ def test_login_required_when_auth_is_on(tmp_path):
         assert my_latest(store, "alice") == {ids[0]: "okay"} and my_latest(store, "mallory") == {}
     finally:
         demo.close()
+
+
+def test_serves_renders_but_never_the_database(app):
+    import urllib.error
+    import urllib.request
+
+    store, ids, client = app
+    base = client.src.rstrip("/") + "/"
+    sha = store.query("SELECT png_sha FROM candidates WHERE id = ?", (ids[0],))[0][0]
+    from curation.studio import file_url
+
+    with urllib.request.urlopen(base + file_url(store.png_path(sha))) as resp:
+        assert resp.read(8) == b"\x89PNG\r\n\x1a\n"
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(base + file_url(store.db_path))
+    assert err.value.code in (403, 404)
