@@ -119,6 +119,20 @@ def job_script(source: str) -> bytes:
     return (head + source + tail).encode("utf-8")
 
 
+def _parse_outcome(raw: Any) -> dict[str, Any]:
+    """The harness answers with a JSON string; anything else means the sketch broke the page."""
+    try:
+        outcome = json.loads(raw)
+        if isinstance(outcome, dict) and outcome.get("status") in ("done", "error"):
+            return outcome
+    except (TypeError, ValueError):
+        pass
+    return {
+        "status": "error",
+        "violations": [{"code": "tamper", "message": CODES["tamper"], "line": None}],
+    }
+
+
 class _Slot:
     def __init__(self, context: Any, page: Any, generation: int) -> None:
         self.context = context
@@ -223,14 +237,26 @@ class Renderer:
         }
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
-    async def render(self, source: str, seed: int = 0, profile: str | None = None) -> Render:
-        """Gate and render one program. Never raises for a bad program; see Render.infra_error."""
+    async def render(
+        self,
+        source: str,
+        seed: int = 0,
+        profile: str | None = None,
+        *,
+        deadline_s: float | None = None,
+        skip_static: bool = False,
+    ) -> Render:
+        """Gate and render one program. Never raises for a bad program; see Render.infra_error.
+
+        `skip_static` runs the page even when the static pass objects (benchmarks, and tests of
+        the runtime gate); the run-time rules still apply.
+        """
         profile = profile or self.config.profile
         prof = get_profile(profile)
         if self._slots is None:
             raise InfraError("the renderer is not started: use `async with Renderer() as r`")
         key = self.cache_key(source, seed, profile)
-        cached = self._cache_get(key)
+        cached = None if skip_static else self._cache_get(key)
         if cached is not None:
             self.stats["cache_hits"] += 1
             return cached
@@ -239,17 +265,20 @@ class Renderer:
             "program_sha": program_sha(source), "seed": seed, "width": self.config.width,
             "height": self.config.height, "cache_key": key, "lib_versions": dict(self.lib_versions),
         }  # fmt: skip
-        found = static_check(source, profile)
+        found = [] if skip_static else static_check(source, profile)
         if found:
             result = Render(**base, gate=GateResult(False, found, None, profile),
                             render_ms=(time.perf_counter() - started) * 1000)  # fmt: skip
-            self._cache_put(key, result)
+            if not skip_static:
+                self._cache_put(key, result)
             return result
 
         last_infra = ""
         for _attempt in range(self.config.attempts):
             try:
-                outcome, png, console = await self._run_job(source, seed, prof.brush_methods)
+                outcome, png, console = await self._run_job(
+                    source, seed, prof.brush_methods, deadline_s or self.config.deadline_s
+                )
             except InfraError as exc:
                 last_infra = str(exc)
                 continue
@@ -270,14 +299,15 @@ class Renderer:
             gate = GateResult(not violations, violations, coverage, profile)
             result = Render(**base, gate=gate, png=png, console=console,
                             render_ms=(time.perf_counter() - started) * 1000)  # fmt: skip
-            self._cache_put(key, result)
+            if not skip_static:
+                self._cache_put(key, result)
             return result
         return Render(**base, gate=GateResult(False, [], None, profile),
                       render_ms=(time.perf_counter() - started) * 1000,
                       infra_error=last_infra or "renderer unavailable")  # fmt: skip
 
     async def _run_job(
-        self, source: str, seed: int, brush_methods: tuple[str, ...]
+        self, source: str, seed: int, brush_methods: tuple[str, ...], deadline_s: float
     ) -> tuple[dict[str, Any], bytes | None, list[str]]:
         """Run on a free slot. Returns (outcome, png, console); raises InfraError."""
         slot = await self._take_slot()
@@ -293,10 +323,11 @@ class Renderer:
         slot.console.clear()
         healthy = False
         try:
-            outcome = await asyncio.wait_for(
+            raw = await asyncio.wait_for(
                 slot.page.evaluate("([api, spec]) => window[api].run(spec)", [self._api, spec]),
-                timeout=self.config.deadline_s,
+                timeout=deadline_s,
             )
+            outcome = _parse_outcome(raw)
             png = None
             if outcome["status"] == "done" and not outcome["violations"]:
                 png = await asyncio.wait_for(
@@ -311,7 +342,7 @@ class Renderer:
         except TimeoutError:
             verdict = await self._after_failure(slot, "timeout")
             healthy = True  # the slot was replaced inside _after_failure
-            limit = f"{self.config.deadline_s:g} s"
+            limit = f"{deadline_s:g} s"
             return (
                 {
                     "status": "error",
@@ -485,8 +516,10 @@ class SyncRenderer:
     def renderer(self) -> Renderer:
         return self._renderer
 
-    def render(self, source: str, seed: int = 0, profile: str | None = None) -> Render:
-        return self._call(self._renderer.render(source, seed, profile))
+    def render(
+        self, source: str, seed: int = 0, profile: str | None = None, **kwargs: Any
+    ) -> Render:
+        return self._call(self._renderer.render(source, seed, profile, **kwargs))
 
     def close(self) -> None:
         if self._thread.is_alive():

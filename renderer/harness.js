@@ -19,6 +19,7 @@
   const appendChildOrig = Node.prototype.appendChild;
   const removeChildOrig = Node.prototype.removeChild;
   const stringSlice = String.prototype.slice;
+  const stringify = JSON.stringify;
 
   const API_NAME = decodeURIComponent(location.hash.slice(1));
 
@@ -68,15 +69,21 @@
   const finish = (status, detail) => {
     if (!job || job.finished) return;
     job.finished = true;
-    const inst = window.p5 && window.p5.instance;
+    const inst = job.instance;
     if (inst) inst._loop = false;
-    job.resolve({ status, detail: detail || null, violations: job.violations,
-                  paints: job.paints, frames: job.frames, canvas: job.canvas });
+    // A string, built with captured intrinsics: nothing the sketch patched can garble it.
+    job.resolve(stringify({ status, detail: detail || null, violations: job.violations,
+                            paints: job.paints, frames: job.frames, canvas: job.canvas }));
   };
 
   const fail = (err) => {
     if (!job || job.finished) return;
-    if (!(err instanceof Tripped)) {
+    if (err && err.name === "EvalError") {
+      job.violations[job.violations.length] = {
+        code: "forbidden_api", message: "eval and new Function are not allowed: " + config.codes.forbidden_api,
+        line: userLine(err.stack),
+      };
+    } else if (!(err instanceof Tripped)) {
       const text = err && err.message ? String(err.message) : String(err);
       const name = err && err.name ? err.name + ": " : "";
       job.violations[job.violations.length] = {
@@ -243,17 +250,29 @@
     }
   });
   window.addEventListener("unhandledrejection", (event) => { fail(event.reason); });
+  // The CSP blocked something (eval, a request, an image): the sketch tried to get out.
+  document.addEventListener("securitypolicyviolation", (event) => {
+    if (!job || job.finished) return;
+    job.violations[job.violations.length] = {
+      code: "forbidden_api", line: null,
+      message: `blocked by the page's security policy (${event.effectiveDirective}` +
+        (event.blockedURI ? ` ${event.blockedURI}` : "") + "): " + config.codes.forbidden_api,
+    };
+  });
 
   // p5 add-on registered after p5.brush: its hooks run once brush has flushed.
   const doneAddon = (p5, fn, lifecycles) => {
     lifecycles.presetup = function () {
+      if (this !== job.instance) return;
       this.randomSeed(job.seed);
       this.noiseSeed(job.seed);
     };
     lifecycles.postsetup = function () {
+      if (this !== job.instance) return;
       if (!job.hasDraw) setTimeoutOrig(() => finish("done"), 0);
     };
     lifecycles.postdraw = function () {
+      if (this !== job.instance) return;
       job.frames = this.frameCount;
       if (!this._loop || this.frameCount >= config.maxFrames) {
         this._loop = false;
@@ -279,6 +298,9 @@
     const p5 = window.p5;
     const inst = p5.instance;
     if (inst) {
+      // Stop the old instance for good: p5 checks this flag between every lifecycle step,
+      // so its pending setup/draw can never run the next job's functions.
+      inst.hitCriticalError = true;
       inst._loop = false;
       try { await inst.remove(); } catch (_e) { /* a broken sketch may leave it half-built */ }
     }
@@ -363,7 +385,7 @@
       job.hasDraw = typeof entry.draw === "function";
       window.setup = wrapUser(entry.setup, "setup");
       if (job.hasDraw) window.draw = wrapUser(entry.draw, "draw");
-      new window.p5();
+      job.instance = new window.p5();
     } catch (err) {
       fail(err);
     }
@@ -395,6 +417,11 @@
 
   window.addEventListener("load", () => {
     const p5 = window.p5;
+    // Built-ins that the harness, p5 and Playwright rely on cannot be patched by a sketch.
+    for (const target of [Array.prototype, Function.prototype, Reflect, JSON, Object, Promise,
+                          Promise.prototype, String.prototype, Error, Error.prototype]) {
+      Object.freeze(target);
+    }
     pristineProto = {};
     for (const name of getOwnPropertyNames(p5.prototype)) pristineProto[name] = getOwnPropertyDescriptor(p5.prototype, name);
     pristineHooks = {};

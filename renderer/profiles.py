@@ -72,6 +72,7 @@ CODES = {
     "runtime_error": "The sketch threw an error while running. Fix the error at the given line.",
     "timeout": "The sketch did not finish within the time limit (an infinite loop or far too much work).",
     "crash": "The sketch crashed the page (often memory: huge arrays or runaway recursion).",
+    "tamper": "The sketch modified JavaScript built-ins or the page; do not redefine Array, Object, Function or Reflect.",
     "blank_canvas": "The canvas is blank or a single flat colour. Paint a visible flower with brush fills.",
 }
 

@@ -1,0 +1,14 @@
+// expect: offscreen_buffer
+// runtime-only
+function setup() {
+  createCanvas(600, 600, WEBGL);
+  noLoop();
+}
+function draw() {
+  translate(-width / 2, -height / 2);
+  background("#f6efe2");
+  brush.noStroke();
+  brush.fill("#e2583e", 200);
+  brush.circle(300, 300, 120);
+  const g = createGraph\u0069cs(100, 100);
+}

@@ -1,0 +1,14 @@
+// expect: forbidden_api
+// runtime-only
+function setup() {
+  createCanvas(600, 600, WEBGL);
+  noLoop();
+}
+function draw() {
+  translate(-width / 2, -height / 2);
+  background("#f6efe2");
+  brush.noStroke();
+  brush.fill("#e2583e", 200);
+  brush.circle(300, 300, 120);
+  __refpoolDefin\u0065(() => ({}));
+}

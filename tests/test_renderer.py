@@ -1,0 +1,144 @@
+"""The shared renderer and its gate, in the real Chromium (one warm browser per session)."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from renderer import extract_program, measure_coverage, static_check
+
+pytestmark = pytest.mark.browser
+
+HERE = Path(__file__).parent
+SKETCHES = HERE / "sketches"
+HOSTILE = sorted((HERE / "hostile").glob("*.js"))
+
+
+def pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=np.int16)
+
+
+@pytest.mark.parametrize("name", ["trivial.js", "yellow_hibiscus.js"])
+def test_reference_sketches_are_accepted(renderer, name):
+    result = renderer.render((SKETCHES / name).read_text(), seed=3)
+    assert result.infra_error is None
+    assert result.accepted, result.gate.violations
+    assert result.png and result.png.startswith(b"\x89PNG")
+    assert Image.open(io.BytesIO(result.png)).size == (600, 600)
+    assert 0.01 < result.gate.coverage < 0.9
+    assert result.lib_versions["p5"] == "2.3.2" and result.lib_versions["p5.brush"] == "2.2.2"
+
+
+@pytest.mark.parametrize("path", HOSTILE, ids=[p.stem for p in HOSTILE])
+def test_hostile_corpus_is_rejected_with_the_right_code(renderer, path):
+    source = path.read_text()
+    expected = re.search(r"expect: ([\w|]+)", source).group(1).split("|")
+    runtime_only = "runtime-only" in source
+    if runtime_only:
+        # Written to slip past the text checks: the page itself must stop it.
+        assert static_check(source) == [], "this sketch was meant to pass the static pass"
+    result = renderer.render(source, seed=1, deadline_s=5, skip_static=runtime_only)
+    assert result.infra_error is None
+    assert not result.accepted
+    codes = [v.code for v in result.gate.violations]
+    assert set(codes) & set(expected), (codes, result.gate.violations)
+    assert result.render_ms < 15_000  # bounded, hangs included
+
+
+def test_violations_point_at_the_sketch_line(renderer):
+    source = (HERE / "hostile" / "runtime_error.js").read_text()
+    result = renderer.render(source, seed=1)
+    (violation,) = result.gate.violations
+    assert violation.code == "runtime_error"
+    assert violation.line == 11  # the `brush.circle(petals.x, ...)` line
+    assert "petals" in source.splitlines()[violation.line - 1]
+
+
+def test_next_render_passes_after_a_hang_and_a_heap_blowup(renderer):
+    good = (SKETCHES / "trivial.js").read_text()
+    for hostile in ("infinite_loop.js", "heap_blowup.js"):
+        bad = renderer.render((HERE / "hostile" / hostile).read_text(), deadline_s=4, seed=9)
+        assert not bad.accepted and bad.infra_error is None
+        after = renderer.render(good, seed=11)
+        assert after.accepted, (hostile, after.gate.violations, after.infra_error)
+
+
+def test_same_seed_same_image_within_tolerance(renderer):
+    source = (SKETCHES / "trivial.js").read_text().replace("brush.circle", "brush.circle") + "\n"
+    a = renderer.render(source, seed=42)
+    b = renderer.render(source + "// same program, new cache key\n", seed=42)
+    c = renderer.render(source, seed=43)
+    diff_same = np.abs(pixels(a.png) - pixels(b.png))
+    # DESIGN.md: fills may differ in ~10-25 pixels by up to 24/255 even with a fixed seed.
+    assert (diff_same.max(axis=2) > 24).sum() < 200
+    diff_other = np.abs(pixels(a.png) - pixels(c.png))
+    assert (diff_other.max(axis=2) > 24).sum() > 500, "a different seed should paint differently"
+
+
+def test_browser_death_is_an_infra_event_not_a_rejection(renderer):
+    """Kill the browser under the renderer: the job is retried on a fresh one."""
+    inner = renderer.renderer
+    before = inner.stats["browser_restarts"]
+    renderer._call(inner._browser.close())
+    result = renderer.render((SKETCHES / "trivial.js").read_text(), seed=5)
+    assert result.infra_error is None
+    assert result.accepted, result.gate.violations
+    assert inner.stats["browser_restarts"] == before + 1
+
+
+def test_cache_returns_the_same_render_without_the_browser(tmp_path):
+    from renderer import RenderConfig, SyncRenderer
+
+    source = (SKETCHES / "trivial.js").read_text()
+    with SyncRenderer(RenderConfig(slots=1, cache_dir=tmp_path)) as r:
+        first = r.render(source, seed=2)
+        second = r.render(source, seed=2)
+        assert not first.cached and second.cached
+        assert second.png == first.png and second.gate == first.gate
+        assert r.renderer.stats["renders"] == 1
+        other_seed = r.render(source, seed=4)
+        assert not other_seed.cached
+
+
+def test_static_pass_catches_the_obvious():
+    codes = lambda src: {v.code for v in static_check(src)}  # noqa: E731
+    good = (SKETCHES / "coral_hibiscus.js").read_text()
+    assert static_check(good) == []
+    assert "p5_primitive" in codes(good.replace("brush.circle(300, 305", "ellipse(300, 305"))
+    assert "text" in codes(good + "\nfunction x() { text('hi', 1, 1); }\n")
+    assert "truncated" in codes(good[: good.index("for (let k")])
+    assert "unknown_brush_method" in codes(good.replace("brush.noStroke()", "brush.hatch(1)"))
+    assert "forbidden_api" in codes(good + "\nfetch('http://x');\n")
+    assert "no_webgl_canvas" in codes(good.replace(", WEBGL", ""))
+    assert codes("") == {"empty_program"}
+    # comments and strings are not code
+    assert (
+        static_check(good + "\n// rect(1,2,3,4) text('x') fetch()\nconst s = 'ellipse(1)';\n") == []
+    )
+
+
+def test_extract_program_from_model_replies():
+    reply = "Here is my painting:\n```javascript\nfunction setup() {}\n```\nEnjoy!"
+    assert extract_program(reply) == "function setup() {}\n"
+    assert extract_program("I cannot help with that.") is None
+    truncated = "```js\nfunction setup() {\n  createCanvas(600, 600, WEBGL);\n"
+    assert "createCanvas" in extract_program(truncated)
+    assert extract_program("function setup() { }") is not None
+
+
+def test_coverage_on_known_images():
+    def png(array: np.ndarray) -> bytes:
+        buf = io.BytesIO()
+        Image.fromarray(array.astype(np.uint8)).save(buf, "PNG")
+        return buf.getvalue()
+
+    paper = np.full((100, 100, 3), 246, dtype=np.uint8)
+    assert measure_coverage(png(paper)) == 0.0
+    painted = paper.copy()
+    painted[:25, :] = (200, 40, 40)
+    assert measure_coverage(png(painted)) == pytest.approx(0.25)
