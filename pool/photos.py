@@ -201,7 +201,7 @@ def _import_one(store, folder, row, by_sha, hashes) -> Photo | int:
     data = path.read_bytes()
     original_sha = sha256_bytes(data)
     if original_sha in by_sha:
-        return by_sha[original_sha]
+        return _same_or_duplicate(name, by_sha[original_sha], hashes)
     img, original_size = normalise_image(data)
     phash = imagehash.phash(img)
     for other, other_id, other_name in hashes:
@@ -212,7 +212,7 @@ def _import_one(store, folder, row, by_sha, hashes) -> Photo | int:
     blob = buf.getvalue()
     sha = sha256_bytes(blob)
     if sha in by_sha:
-        return by_sha[sha]
+        return _same_or_duplicate(name, by_sha[sha], hashes)
     rel = Path("photos") / f"{sha}.jpg"
     dest = store.home / rel
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -243,6 +243,14 @@ def _import_one(store, folder, row, by_sha, hashes) -> Photo | int:
     by_sha[sha] = by_sha[original_sha] = photo_id
     hashes.append((phash, photo_id, name))
     return get_photo(store, photo_id)
+
+
+def _same_or_duplicate(name: str, photo_id: int, hashes) -> int:
+    """The same file imported again is harmless; identical bytes under another name are not."""
+    other = next((n for _, pid, n in hashes if pid == photo_id), name)
+    if other != name:
+        raise ValueError(f"exact duplicate of photo {photo_id} ({other})")
+    return photo_id
 
 
 def _split_source(text: str) -> tuple[str, str]:
