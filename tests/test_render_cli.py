@@ -1,0 +1,109 @@
+"""`refpool render` and `refpool serve-renderer`: the contracts other tools rely on."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+HERE = Path(__file__).parent
+REFPOOL = [sys.executable, "-c", "import sys, cli; sys.exit(cli.main())"]
+
+
+def run_cli(
+    *args: str, env: dict | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    return subprocess.run([*REFPOOL, *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})}, cwd=cwd)  # fmt: skip
+
+
+def test_render_json_contract_and_exit_status(tmp_path, refpool_home):
+    (tmp_path / "empty.js").write_text("")
+    (tmp_path / "junk.js").write_bytes(bytes(range(256)) * 4)
+    good = HERE / "sketches" / "trivial.js"
+    hostile = HERE / "hostile" / "aliased_rect.js"
+    proc = run_cli("render", str(good), str(hostile), str(tmp_path / "missing.js"),
+                   str(tmp_path / "empty.js"), str(tmp_path / "junk.js"),
+                   "--json", "--out-dir", str(tmp_path / "out"), "--seed", "3")  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    rows = {Path(r["file"]).name: r for r in map(json.loads, proc.stdout.splitlines())}
+    assert set(rows) == {"trivial.js", "aliased_rect.js", "missing.js", "empty.js", "junk.js"}
+    for row in rows.values():
+        assert {
+            "file",
+            "accepted",
+            "violations",
+            "coverage",
+            "png",
+            "render_ms",
+            "infra_error",
+        } <= set(row)
+    assert rows["trivial.js"]["accepted"] and rows["trivial.js"]["coverage"] > 0.005
+    assert Path(rows["trivial.js"]["png"]).read_bytes().startswith(b"\x89PNG")
+    assert rows["trivial.js"]["png"] == str(tmp_path / "out" / "trivial.png")
+    assert [v["code"] for v in rows["aliased_rect.js"]["violations"]] == ["p5_primitive"]
+    assert rows["missing.js"]["violations"][0]["message"].startswith("file not found")
+    assert rows["empty.js"]["violations"][0]["code"] == "empty_program"
+    assert "binary" in rows["junk.js"]["violations"][0]["message"]
+    # renders are recorded in the store
+    db = sqlite3.connect(refpool_home / "refpool.db")
+    recorded = db.execute("SELECT accepted, png_sha FROM renders ORDER BY id").fetchall()
+    assert sorted(a for a, _ in recorded) == [0, 0, 1]
+
+
+def test_render_all_accepted_exits_zero_with_summary(refpool_home):
+    proc = run_cli("render", str(HERE / "sketches" / "trivial.js"))
+    assert proc.returncode == 0, proc.stderr
+    assert "1 rendered: 1 accepted, 0 rejected, 0 infrastructure failures" in proc.stderr
+
+
+def test_render_reports_infrastructure_failure_as_exit_3(refpool_home):
+    proc = run_cli("render", str(HERE / "sketches" / "trivial.js"), "--json",
+                   env={"REFPOOL_CHROMIUM": "/nonexistent/chromium"})  # fmt: skip
+    assert proc.returncode == 3
+    assert "REFPOOL_CHROMIUM" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_http_mode_serves_png_and_json(renderer):
+    from renderer.http_api import make_server
+
+    server = make_server(renderer, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        body = json.dumps({"source": (HERE / "sketches" / "trivial.js").read_text(), "seed": 1})
+        req = urllib.request.Request(
+            f"{base}/render", body.encode(), {"Content-Type": "application/json"}
+        )
+        payload = json.load(urllib.request.urlopen(req, timeout=60))
+        assert payload["accepted"] and payload["infra_error"] is None
+        assert base64.b64decode(payload["png_base64"]).startswith(b"\x89PNG")
+
+        hostile = (HERE / "hostile" / "text_escape.js").read_bytes()
+        req = urllib.request.Request(
+            f"{base}/render?seed=2", hostile, {"Content-Type": "text/javascript"}
+        )
+        payload = json.load(urllib.request.urlopen(req, timeout=60))
+        assert not payload["accepted"] and payload["violations"][0]["code"] == "text"
+
+        req = urllib.request.Request(
+            f"{base}/render", b"{not json", {"Content-Type": "application/json"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(req, timeout=30)
+        assert err.value.code == 400
+        health = json.load(urllib.request.urlopen(f"{base}/health", timeout=10))
+        assert health["ok"] and health["lib_versions"]["p5.brush"] == "2.2.2"
+    finally:
+        server.shutdown()
+        server.server_close()
