@@ -7,7 +7,7 @@ keypress it records, in the page's own clock (performance.now):
                painted (the prefetched image is swapped in at once; see curation/static/studio.js);
   * confirmed: the server's reply is on screen, i.e. the rating is committed to SQLite
                and the full view (photo, history, progress) has been redrawn.
-It also times previous/next navigation (arrow keys), which always waits on the server.
+It also times previous/next navigation (arrow keys); neighbours are prefetched too.
 
     .venv/bin/python bench/studio.py [--candidates 1000] [--presses 100]
 """
@@ -116,7 +116,7 @@ def main() -> int:
                     confirmed.append(c)
                 for i in range(20):
                     page.wait_for_timeout(60)
-                    nav.append(page.evaluate(MEASURE, "ArrowRight" if i % 2 else "ArrowLeft")[1])
+                    nav.append(page.evaluate(MEASURE, "ArrowRight" if i % 2 else "ArrowLeft")[0])
                 browser.close()
         finally:
             demo.close()
@@ -127,7 +127,7 @@ def main() -> int:
     )
     for name, values in (("keypress -> next image shown", shown),
                          ("keypress -> rating committed, view confirmed", confirmed),
-                         ("arrow key -> neighbour shown (server round trip)", nav)):  # fmt: skip
+                         ("arrow key -> neighbour image shown", nav)):  # fmt: skip
         print(
             f"  {name:<50} p50 {statistics.median(values):6.1f} ms   p95 {pct(values, 95):6.1f} ms   max {max(values):6.1f} ms"
         )

@@ -94,6 +94,7 @@ class Screen:
     prefetch: list[str] = field(default_factory=list)  # image URLs to preload
     next_id: int | None = None  # where a rating will advance to (shown at once by the JS)
     next_url: str | None = None
+    neighbours: dict[str, tuple[int, str]] = field(default_factory=dict)  # "1"/"-1" -> (id, url)
     filters: q.Filters = field(default_factory=q.Filters)
     nonce: int = field(default_factory=time.monotonic_ns)  # changes on every response
 
@@ -263,9 +264,10 @@ def clean_filters(services: Services, filters: q.Filters) -> q.Filters:
 
 def _prefetch(
     services: Services, ids: list[int], mine: dict[int, str], cid: int
-) -> tuple[list[str], int | None, str | None]:
+) -> tuple[list[str], int | None, str | None, dict[int, str]]:
     """Renders the next keypresses will most likely show: the next unrated ones, then the
-    next in order. Returns (urls to preload, the id a rating will advance to, its url)."""
+    arrow-key neighbours. Returns (urls to preload, the id a rating will advance to, its
+    url, {id: url} of everything picked)."""
     store, want = services.store, services.settings.prefetch
     picks: list[int] = []
     after = cid
@@ -280,11 +282,11 @@ def _prefetch(
         if nxt is not None and nxt != cid and nxt not in picks:
             picks.append(nxt)
     if not picks:
-        return [], None, None
+        return [], None, None, {}
     marks = ",".join("?" for _ in picks)
     rows = store.query(f"SELECT id, png_sha FROM candidates WHERE id IN ({marks})", tuple(picks))
     urls = {r["id"]: file_url(store.png_path(r["png_sha"])) for r in rows if r["png_sha"]}
-    return [urls[i] for i in picks if i in urls], first, urls.get(first)
+    return [urls[i] for i in picks if i in urls], first, urls.get(first), urls
 
 
 def screen(
@@ -326,9 +328,14 @@ def screen(
             message = "No candidate matches these filters. Clear the filters to see the rest."
         level = "warn"
     pos = ids.index(candidate_id) + 1 if candidate_id in ids else 0
-    urls, next_id, next_url = (
-        _prefetch(services, ids, mine, candidate_id) if candidate_id else ([], None, None)
+    urls, next_id, next_url, by_id = (
+        _prefetch(services, ids, mine, candidate_id) if candidate_id else ([], None, None, {})
     )
+    neighbours = {}
+    for delta in (1, -1):
+        n = q.step(ids, candidate_id, delta) if candidate_id in ids else None
+        if n is not None and n != candidate_id and n in by_id:
+            neighbours[str(delta)] = (n, by_id[n])
     return Screen(
         curator=curator,
         detail=detail,
@@ -340,6 +347,7 @@ def screen(
         prefetch=urls,
         next_id=next_id,
         next_url=next_url,
+        neighbours=neighbours,
         filters=filters,
     )
 

@@ -34,7 +34,16 @@ def screen_html(s: Screen) -> str:
     head = (
         f'<div id="rp-view" data-cid="{d.id if d else ""}" data-seen="{d.seen if d else 0}"'
         f' data-nonce="{s.nonce}" data-prefetch="{prefetch}" data-curator="{_e(s.curator)}"'
-        f' data-next-cid="{s.next_id or ""}" data-next-url="{_e(s.next_url or "")}">'
+        f' data-next-cid="{s.next_id or ""}" data-next-url="{_e(s.next_url or "")}"'
+        + "".join(
+            f' data-{name}-cid="{cid}" data-{name}-url="{_e(url)}"'
+            for name, (cid, url) in (
+                ("fwd", s.neighbours.get("1", (None, None))),
+                ("back", s.neighbours.get("-1", (None, None))),
+            )
+            if cid
+        )
+        + ">"
     )
     top = message_html(s.message, s.level)
     if s.progress:

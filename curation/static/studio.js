@@ -27,25 +27,30 @@
     b.click();
     return true;
   };
-  rp.optimistic = (tier) => {
+  rp.optimistic = (tier, which = "next") => {
     // Show the prefetched next render at once; the server's reply (sent only after the
     // rating is committed) then replaces the whole view and confirms with "Saved ...".
     const v = view();
     const im = document.getElementById("rp-img");
-    if (!v || !im || im.tagName !== "IMG" || !v.dataset.nextCid || !v.dataset.nextUrl) return;
-    rp.expect = Number(v.dataset.nextCid);
-    im.src = v.dataset.nextUrl;
-    im.dataset.cid = v.dataset.nextCid;
+    const cid = v && v.dataset[which + "Cid"], url = v && v.dataset[which + "Url"];
+    if (!im || im.tagName !== "IMG" || !cid || !url) return;
+    rp.expect = Number(cid);
+    im.src = url;
+    im.dataset.cid = cid;
     v.classList.add("rp-optimistic");
     const msg = v.querySelector(".rp-msg");
-    if (msg) { msg.className = "rp-msg rp-info"; msg.textContent = `Saving ${tier} for #${v.dataset.cid}…`; }
+    if (msg && tier) { msg.className = "rp-msg rp-info"; msg.textContent = `Saving ${tier} for #${v.dataset.cid}…`; }
   };
   rp.act = (tier) => {
     if (rp.busy) { rp.fire("rp-rate-btn", () => { rp.tier = tier; }); return; }
     if (rp.fire("rp-rate-btn", () => { rp.tier = tier; })) rp.optimistic(tier);
   };
   rp.undo = () => rp.fire("rp-undo-btn");
-  rp.nav = (delta) => rp.fire("rp-nav-btn", () => { rp.delta = delta; });
+  rp.nav = (delta) => {
+    const setup = () => { rp.delta = delta; };
+    if (rp.busy) { rp.fire("rp-nav-btn", setup); return; }
+    if (rp.fire("rp-nav-btn", setup)) rp.optimistic("", delta > 0 ? "fwd" : "back");
+  };
   rp.jump = (cid) => rp.fire("rp-goto-btn", () => { rp.goto = cid; });
   rp.saveNote = () => rp.fire("rp-note-btn");
   rp.gridRate = (tier) => { rp.tier = tier; const b = btn("rp-grid-rate-btn"); b && b.click(); };
