@@ -16,7 +16,8 @@ Export to published maps back: reject -> nope, skip -> meh. Without --curator it
 final tiers (see curation/ratings.py), so the file is the pool decision.
 
 File names: a candidate is exported as `candidate_<id>.png`; on import a name matches a
-candidate by that form, by `<id>.png`, or by `<png sha256>.png`.
+candidate by that form, by `<id>.png`, by the dataset's `<id:06d>.png` (pool/export.py),
+or by `<png sha256>.png`.
 """
 
 from __future__ import annotations
@@ -99,6 +100,9 @@ def _name_index(store: Store) -> dict[str, int]:
     for row in store.query("SELECT id, png_sha FROM candidates"):
         index[published_name(row["id"])] = row["id"]
         index[f"{row['id']}.png"] = row["id"]
+        index[f"{row['id']:06d}.png"] = row[
+            "id"
+        ]  # the published dataset's file_name (pool/export.py)
         if row["png_sha"]:
             index[f"{row['png_sha']}.png"] = row["id"]
     return index

@@ -178,7 +178,7 @@ def test_published_format_maps_nope_and_meh(store, tmp_path):
         json.dumps(
             {
                 published_name(ids[0]): "love",
-                f"{ids[1]}.png": "okay",
+                f"{ids[1]:06d}.png": "okay",
                 "renders/" + published_name(ids[2]): "nope",
                 published_name(ids[3]): "meh",
                 "hibiscus_glm_07.png": "love",
