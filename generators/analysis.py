@@ -171,8 +171,8 @@ def analyse(rgb: np.ndarray) -> Analysis:
     """Analyse an (h, w, 3) uint8 image (ideally ~ANALYSIS_SIDE px on the long side)."""
     h, w, _ = rgb.shape
     lab = srgb_to_oklab(rgb)
-    mask = flower_mask(lab)
-    flower = lab[mask]
+    mask, petals_only = flower_masks(lab)
+    flower = lab[petals_only] if petals_only.sum() > 20 else lab[mask]
     ground = lab[~mask] if (~mask).sum() > 20 else lab.reshape(-1, 3)
     palette = _swatches(flower, 5)
     background = _swatches(ground, 3)
@@ -231,7 +231,13 @@ def _disc(h: int, w: int, cy: float, cx: float, r: float) -> np.ndarray:
 
 
 def flower_mask(lab: np.ndarray, seed: int = 0) -> np.ndarray:
-    """The flower: colour clusters that avoid the frame's border, nearest the centre.
+    return flower_masks(lab, seed)[0]
+
+
+def flower_masks(lab: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(silhouette, petals): the flower with holes filled, and only its own colour clusters.
+
+    The flower: colour clusters that avoid the frame's border, nearest the centre.
 
     Photos of one flower frame it in the middle; leaves, sky and soil touch the border.
     A cluster is flower-like when its share of border pixels is low and its chroma or
@@ -270,7 +276,8 @@ def flower_mask(lab: np.ndarray, seed: int = 0) -> np.ndarray:
     filled = ndimage.binary_fill_holes(chosen)
     if filled.sum() < 0.01 * h * w:
         filled = ((yy - h / 2) / (h * 0.35)) ** 2 + ((xx - w / 2) / (w * 0.35)) ** 2 <= 1
-    return filled
+        chosen = filled
+    return filled, chosen
 
 
 def _radial_profile(mask: np.ndarray, cy: float, cx: float, bins: int = 180) -> np.ndarray:

@@ -211,13 +211,21 @@ def revise_plan(plan: Plan, analysis: Analysis, measures: dict, violations=()) -
     elif coverage > 0.6:
         scale = max(0.8, math.sqrt(0.45 / coverage))
         notes.append(f"coverage {coverage:.2f} was high: shrank the flower x{scale:.2f}")
+    # the critic names rendered colours (paint over paper), not fill colours: move the ring
+    # nearest each rendered colour by the rendered -> photo difference
+    deltas: dict[int, np.ndarray] = {}
+    for render_hex, photo_hex in measures.get("palette_shift", []):
+        seen = hex_to_oklab(render_hex)
+        nearest = min(
+            range(len(plan.rings)),
+            key=lambda i: float(np.linalg.norm(hex_to_oklab(plan.rings[i].colour) - seen)),
+        )
+        deltas.setdefault(nearest, (hex_to_oklab(photo_hex) - seen) * 0.7)
     rings = []
-    shifts = {a: b for a, b in measures.get("palette_shift", [])}
-    for ring in plan.rings:
+    for i, ring in enumerate(plan.rings):
         colour = ring.colour
-        target = shifts.get(colour)
-        if target:
-            colour = _mix(colour, target, 0.5)
+        if i in deltas:
+            colour = to_hex(oklab_to_srgb(hex_to_oklab(colour) + deltas[i]))
         rings.append(
             replace(
                 ring,
@@ -229,8 +237,8 @@ def revise_plan(plan: Plan, analysis: Analysis, measures: dict, violations=()) -
                 offset=round(ring.offset + rng.uniform(-5, 5), 1),
             )
         )
-    if shifts:
-        notes.append("moved petal colours halfway towards the photo's palette")
+    if deltas:
+        notes.append("moved petal colours towards the photo's palette")
     if measures.get("edge_softness", 1) < 0.5:
         notes.append("raised bleed for softer edges")
     if measures.get("layering", 1) < 0.4 and len(rings) < 3 and rings[0].count * 3 <= 26:

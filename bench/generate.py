@@ -1,0 +1,121 @@
+"""Benchmark generation (prints figures; not a test).
+
+1. Procedural: candidates per minute over the three sample photos, 3 rounds.
+2. A loopback model answering after a set latency: is the batch's wall time close to
+   max(total model latency / concurrency, total render time), rather than their sum?
+
+    .venv/bin/python bench/generate.py [--candidates 2] [--latency 4] [--concurrency 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from generators.analysis import analyse_path  # noqa: E402
+from generators.batch import format_summary, generate_async  # noqa: E402
+from generators.loopback import LoopbackOpenAI, models_file  # noqa: E402
+from generators.procedural import generate_program  # noqa: E402
+from pool.photos import import_folder  # noqa: E402
+from pool.store import Store  # noqa: E402
+from renderer import RenderConfig, Renderer  # noqa: E402
+
+
+async def run(store: Store, slots: int, **kw) -> tuple[dict, float]:
+    async with Renderer(RenderConfig(slots=slots)) as renderer:
+        started = time.monotonic()
+        summary = await generate_async(store, renderer=renderer, progress=True, **kw)
+        return summary, time.monotonic() - started
+
+
+def fresh_store(tag: str) -> Store:
+    home = Path(tempfile.mkdtemp(prefix=f"refpool-bench-{tag}-"))
+    os.environ["REFPOOL_HOME"] = str(home)
+    store = Store(home)
+    import_folder(store, ROOT / "pool" / "samples")
+    return store
+
+
+def render_seconds(store: Store) -> float:
+    return (store.query("SELECT COALESCE(SUM(render_ms), 0) AS ms FROM renders")[0]["ms"]) / 1000
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--candidates", type=int, default=2, help="per photo (default 2)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
+    parser.add_argument("--latency", type=float, default=4.0, help="loopback model latency, s")
+    parser.add_argument(
+        "--concurrency", type=int, default=4, help="chains / model requests in flight"
+    )
+    parser.add_argument("--slots", type=int, default=2, help="renderer slots (default 2)")
+    args = parser.parse_args()
+
+    # 1. procedural, no model
+    store = fresh_store("procedural")
+    summary, wall = asyncio.run(
+        run(
+            store,
+            args.slots,
+            candidates=args.candidates,
+            rounds=args.rounds,
+            concurrency=args.concurrency,
+        )  # fmt: skip
+    )
+    print(format_summary(summary))
+    n = summary["models"]["procedural"]["candidates"]
+    renders = render_seconds(store)
+    print(
+        f"\nprocedural: {n} candidates in {wall:.1f} s = {n / wall * 60:.1f} candidates/min"
+        f" ({args.rounds} rounds, {args.slots} render slots; render time {renders:.1f} s in total)"
+    )
+
+    # 2. a loopback model with a fixed latency: does rendering overlap the waits?
+    store = fresh_store("loopback")
+    sample = analyse_path(str(ROOT / "pool" / "samples" / "dahlia_vultilion_6056698931.jpg"))
+    counter = iter(range(10**6))
+
+    def reply(body: dict) -> dict:
+        source = generate_program(sample, next(counter), "flower")
+        return {"delay": args.latency, "content": f"Plan: layered petals.\n```js\n{source}```"}
+
+    with LoopbackOpenAI(default=reply) as server:
+        path = models_file(
+            Path(store.home) / "models.json", server.base_url, concurrency=args.concurrency
+        )
+        summary, wall = asyncio.run(
+            run(
+                store,
+                args.slots,
+                generators=("loopback",),
+                candidates=args.candidates,
+                rounds=args.rounds,
+                concurrency=args.concurrency,
+                models_file=path,
+            )  # fmt: skip
+        )
+    print(format_summary(summary))
+    model_s = store.query("SELECT SUM(latency_ms) AS ms FROM model_calls")[0]["ms"] / 1000
+    renders = render_seconds(store)
+    ideal = max(model_s / args.concurrency, renders)
+    serial = model_s / args.concurrency + renders
+    print(
+        f"\nloopback model ({args.latency:g} s per call, concurrency {args.concurrency},"
+        f" {args.slots} render slots):\n"
+        f"  wall {wall:.1f} s; model latency {model_s:.1f} s total ({model_s / args.concurrency:.1f} s"
+        f" / concurrency); render time {renders:.1f} s total\n"
+        f"  wall / max(model/K, render) = {wall / ideal:.2f}   (1.0 = perfect overlap)\n"
+        f"  wall / (model/K + render)   = {wall / serial:.2f}   (1.0 = no overlap at all)"
+    )
+
+
+if __name__ == "__main__":
+    main()
