@@ -322,13 +322,16 @@ def write_program(plan: Plan, round_: int = 0) -> str:
     leaves = ", ".join(f"[{a}, {length}, {w}]" for a, length, w in plan.leaves)
     wash = ""
     if plan.wash:
-        outer = max(r.reach for r in plan.rings)
+        # a wash larger than ~40% of the canvas would become the "ground" the gate measures
+        # coverage against, so keep it modest and inside the paper
+        edge = min(plan.cx, plan.cy, CANVAS - plan.cx, CANVAS - plan.cy) - 12
+        outer = min(max(r.reach for r in plan.rings) * 1.12, CANVAS * 0.34, edge)
         wash = f"""
   // a pale wash behind the flower so light petals read against the paper
   brush.fill('{plan.wash}', 160);
   brush.fillBleed(0.3, 'out');
   brush.fillTexture(0.6, 0.5);
-  brush.circle(CX, CY, {round(outer * 1.12, 1)}, 0.45);
+  brush.circle(CX, CY, {round(outer, 1)}, 0.45);
 """
     dots = ""
     if plan.dots:

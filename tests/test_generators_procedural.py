@@ -175,3 +175,36 @@ def _png(img: Image.Image) -> bytes:
 
 def test_load_rgb_is_small():
     assert max(load_rgb(SAMPLES / SAMPLE_FILES[0]).shape[:2]) <= 160
+
+
+@pytest.mark.browser
+def test_kill_9_mid_run_loses_nothing_finished(store, sample_photos, refpool_home):
+    """A real `refpool generate` process killed with SIGKILL after its first finished round."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import ROOT
+
+    import_folder(store, sample_photos)
+    cmd = [sys.executable, str(ROOT / "cli.py"), "generate", "--photos", "1", "--candidates", "1",
+           "--rounds", "3", "--no-progress"]  # fmt: skip
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not store.query("SELECT 1 FROM candidates"):
+            time.sleep(0.2)
+        os.killpg(proc.pid, signal.SIGKILL)  # the CLI and the Chromium it started
+    finally:
+        proc.wait(timeout=30)
+    before = [dict(r) for r in store.query("SELECT * FROM candidates ORDER BY id")]
+    assert 1 <= len(before) < 3
+    assert all(store.png_path(r["png_sha"]).is_file() for r in before)
+    proc = subprocess.run(cmd, cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    after = [dict(r) for r in store.query("SELECT * FROM candidates ORDER BY id")]
+    assert len(after) == 3 and after[: len(before)] == before  # finished rounds untouched
+    assert [r["round"] for r in after] == [0, 1, 2]
