@@ -248,6 +248,15 @@ async def _finish(ctx, job, round_, key, program, outcome, call_id, parent_id, e
         "parent_id": parent_id,
         "coder_call_id": call_id,
         "outcome": outcome,
+        # explicit blanks, so a retried (transient) row never keeps stale values
+        "program_sha": None,
+        "render_id": None,
+        "accepted": 0,
+        "coverage": None,
+        "png_sha": None,
+        "infra_error": None,
+        "critique": None,
+        "critic_call_id": None,
     }
     violations: list[Violation] = []
     png = None
