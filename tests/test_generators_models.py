@@ -68,8 +68,8 @@ class Scripted:
         return self.coder.popleft() if self.coder else {"content": GOOD}
 
 
-def write_models(path, base_url, coder_timeout=30, images=False):
-    common = {"base_url": base_url, "key_env": None, "max_tokens": 2400, "concurrency": 2,
+def write_models(path, base_url, coder_timeout=30, images=False, key_env=None):
+    common = {"base_url": base_url, "key_env": key_env, "max_tokens": 2400, "concurrency": 2,
               "temperatures": [0.6, 0.9, 1.1], "price_per_mtok": {"input": 1.0, "output": 2.0}}  # fmt: skip
     data = {
         "models": {
@@ -111,7 +111,9 @@ def test_429_gate_failure_feedback_and_empty_reasoning(
         ]
     )
     with LoopbackOpenAI(default=script) as server:
-        models = write_models(tmp_path / "models.json", server.base_url, images=True)
+        models = write_models(
+            tmp_path / "models.json", server.base_url, images=True, key_env="LOOPBACK_SECRET"
+        )
         summary = generate(store, photo_ids=[photo_id], generators=("coder",), candidates=1,
                            rounds=3, renderer=renderer, progress=False, critic="vlm",
                            models_file=models)  # fmt: skip
@@ -141,7 +143,9 @@ def test_429_gate_failure_feedback_and_empty_reasoning(
         "ok",
     ]
     assert "429" in calls[0]["error"]
-    stored = json.dumps([dict(c) for c in calls])
+    auth = {h.get("Authorization") or h.get("authorization") for h in server.headers}
+    assert auth == {"Bearer sk-test-do-not-leak"}  # the key was sent to the endpoint ...
+    stored = json.dumps([dict(c) for c in calls] + [dict(r) for r in rows])  # ... never stored
     assert "sk-test-do-not-leak" not in stored and "base64," not in stored
     assert "sha256:" in stored  # images replaced by their hash
     good_call = next(c for c in calls if c["id"] == r1["coder_call_id"])
@@ -234,3 +238,17 @@ def test_presets_are_data_and_missing_keys_are_named(monkeypatch):
 def test_unknown_generator_is_a_clear_error(store, photo_id):
     with pytest.raises(ValueError, match="unknown generator 'nope'"):
         generate(store, generators=("nope",), renderer=object(), progress=False)
+
+
+def test_vlm_critique_parsing_is_strict_about_scores():
+    from generators.critics import parse_critique
+
+    fenced = "Here you go:\n```json\n" + CRITIC_JSON + "\n```"
+    critique = parse_critique(fenced, "vlm")
+    assert critique.scores == {"fidelity": 6, "watercolour": 7, "composition": 8, "coverage": 5}
+    assert parse_critique('{"fidelity": 11, "watercolor": 3, "composition": 2, "coverage": 1,'
+                          ' "advice": ["a", "b"]}', "v").scores["fidelity"] == 10  # fmt: skip
+    with pytest.raises(ValueError, match="composition"):
+        parse_critique('{"scores": {"fidelity": 5, "watercolour": 5, "coverage": 5}}', "v")
+    with pytest.raises(ValueError):
+        parse_critique("", "v")

@@ -219,3 +219,10 @@ def _diagonal(size):
     draw = ImageDraw.Draw(img)
     draw.polygon([(0, 0), (size[0], 0), (0, size[1])], fill=(10, 120, 30))
     return img
+
+
+def test_cli_reports_a_malformed_manifest(tmp_path, capsys):
+    (tmp_path / "photos.csv").write_text("file,author\na.jpg,me\n")
+    assert main(["photos", "import", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "missing column(s) source, license" in err
