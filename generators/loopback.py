@@ -28,6 +28,8 @@ class LoopbackOpenAI:
         self.default = default or (lambda body: {"content": "no script left"})
         self.requests: list[dict] = []  # request bodies, in arrival order
         self.headers: list[dict] = []
+        self.in_flight = 0
+        self.max_in_flight = 0  # the most requests the server held at once
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -66,8 +68,15 @@ class LoopbackOpenAI:
                 with outer._lock:
                     outer.headers.append(dict(self.headers))
                 reply = outer._next(body)
-                if reply.get("delay"):
-                    time.sleep(reply["delay"])
+                with outer._lock:
+                    outer.in_flight += 1
+                    outer.max_in_flight = max(outer.max_in_flight, outer.in_flight)
+                try:
+                    if reply.get("delay"):
+                        time.sleep(reply["delay"])
+                finally:
+                    with outer._lock:
+                        outer.in_flight -= 1
                 if reply.get("status"):
                     headers = {"retry-after": "0"} if reply["status"] == 429 else {}
                     self._send(

@@ -252,3 +252,18 @@ def test_vlm_critique_parsing_is_strict_about_scores():
         parse_critique('{"scores": {"fidelity": 5, "watercolour": 5, "coverage": 5}}', "v")
     with pytest.raises(ValueError):
         parse_critique("", "v")
+
+
+@pytest.mark.browser
+def test_requests_per_endpoint_are_limited(store, sample_photos, renderer, tmp_path):
+    import_folder(store, sample_photos)
+    with LoopbackOpenAI(default=lambda body: {"delay": 0.4, "content": GOOD}) as server:
+        path = tmp_path / "models.json"
+        write_models(path, server.base_url)
+        data = json.loads(path.read_text())
+        data["models"]["coder"]["concurrency"] = 1  # one request at a time to this endpoint
+        path.write_text(json.dumps(data))
+        summary = generate(store, generators=("coder",), candidates=1, rounds=1, concurrency=3,
+                           renderer=renderer, progress=False, models_file=str(path))  # fmt: skip
+        assert len(server.requests) == 3 and server.max_in_flight == 1
+    assert summary["models"]["coder"]["accepted"] == 3
