@@ -64,6 +64,11 @@ def library_versions() -> dict[str, str]:
     }
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # a page closed mid-request (e.g. a recycled slot) is routine, not news
+
+
 class LibServer:
     """Serves /harness.html, /harness.js, /lib/*.js and /job/<token>.js on 127.0.0.1."""
 
@@ -104,14 +109,15 @@ class LibServer:
                 cache = (
                     "no-store" if path == "/harness.html" else "public, max-age=31536000, immutable"
                 )
-                self._send(body, kind, cache)
+                self._send(body, kind, cache, csp=path == "/harness.html")
 
-            def _send(self, body: bytes, kind: str, cache: str) -> None:
+            def _send(self, body: bytes, kind: str, cache: str, csp: bool = False) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", cache)
-                self.send_header("Content-Security-Policy", CSP)
+                if csp:  # the policy belongs to the document that runs sketches
+                    self.send_header("Content-Security-Policy", CSP)
                 self.send_header("X-Content-Type-Options", "nosniff")
                 self.end_headers()
                 self.wfile.write(body)
@@ -119,7 +125,7 @@ class LibServer:
             def log_message(self, *args: object) -> None:  # keep test output quiet
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -1,0 +1,183 @@
+"""Renderer benchmark: prints figures, asserts nothing. Compare ratios from one run.
+
+    .venv/bin/python bench/render.py [--repeats 5]
+
+Measures, on the reference sketches in tests/sketches/ (copied from shared/sketches):
+  * warm median per render of coral_hibiscus.js and yellow_hibiscus.js (goal <= 3 s),
+  * harness overhead as empty.js per render (goal <= 0.15 s),
+  * CPU-seconds per render (this process tree), the CPU floor cores*60/cpu_s renders/min,
+    and pool throughput as a fraction of it (goal >= 0.9),
+  * an anchor-style baseline in the same run: a fresh browser and page per render, as the
+    published experiment rendered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from renderer import RenderConfig, Renderer  # noqa: E402
+from renderer.engine import CHROMIUM_FLAGS  # noqa: E402
+from renderer.libserver import LibServer  # noqa: E402
+
+SKETCHES = ROOT / "tests" / "sketches"
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(root_pid: int) -> float:
+    """User+system CPU of root_pid and all its descendants (the browser runs under us)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(entry)
+        parents[pid] = int(fields[1])
+        times[pid] = (int(fields[11]) + int(fields[12])) / TICK
+    total = 0.0
+    for pid, t in times.items():
+        p = pid
+        while p and p != root_pid:
+            p = parents.get(p, 0)
+        if p == root_pid:
+            total += t
+    return total
+
+
+def variant(source: str, i: int) -> str:
+    return source + f"\n// bench variant {i}\n"  # a new program hash: no cache anywhere
+
+
+async def warm_medians(repeats: int) -> dict[str, float]:
+    out = {}
+    async with Renderer(RenderConfig(slots=1)) as r:
+        await r.render((SKETCHES / "trivial.js").read_text())  # warm the caches
+        for name in ("coral_hibiscus.js", "yellow_hibiscus.js", "empty.js", "trivial.js"):
+            source = (SKETCHES / name).read_text()
+            times = []
+            for i in range(repeats):
+                t = time.perf_counter()
+                await r.render(variant(source, i), seed=i, skip_static=name == "empty.js")
+                times.append(time.perf_counter() - t)
+            out[name] = statistics.median(times)
+    return out
+
+
+async def cpu_per_render(repeats: int) -> float:
+    """CPU-seconds per reference render, measured sequentially on one slot."""
+    async with Renderer(RenderConfig(slots=1)) as r:
+        await r.render((SKETCHES / "trivial.js").read_text())
+        sources = [(SKETCHES / n).read_text() for n in ("coral_hibiscus.js", "yellow_hibiscus.js")]
+        before = tree_cpu_seconds(os.getpid())
+        n = 0
+        for i in range(repeats):
+            for s in sources:
+                await r.render(variant(s, 100 + i), seed=i)
+                n += 1
+        return (tree_cpu_seconds(os.getpid()) - before) / n
+
+
+async def pool_throughput(jobs: int, slots: int) -> float:
+    """Renders per minute with `slots` warm pages working on a queue."""
+    sources = [(SKETCHES / n).read_text() for n in ("coral_hibiscus.js", "yellow_hibiscus.js")]
+    async with Renderer(RenderConfig(slots=slots)) as r:
+        await asyncio.gather(
+            *(r.render((SKETCHES / "trivial.js").read_text(), seed=s) for s in range(slots))
+        )
+        t = time.perf_counter()
+        await asyncio.gather(
+            *(r.render(variant(sources[i % 2], 200 + i), seed=i) for i in range(jobs))
+        )
+        return jobs / (time.perf_counter() - t) * 60
+
+
+# A sketch without draw() is finished once setup (and p5.brush's flush after it) has run.
+DRAWN = ("() => window.p5 && p5.instance && (p5.instance.frameCount >= 1 ||"
+         " (typeof window.draw !== 'function' && p5.instance._setupDone))")  # fmt: skip
+
+
+async def anchor_baseline(repeats: int) -> dict[str, float]:
+    """The published style: a new browser and page per sketch, nothing kept warm."""
+    from playwright.async_api import async_playwright
+
+    out = {}
+    server = LibServer()  # only to give the page an http origin, as a file:// page would have
+    async with async_playwright() as pw:
+        for name in ("coral_hibiscus.js", "yellow_hibiscus.js"):
+            sketch = (SKETCHES / name).read_text()
+            # A fresh browser has an empty cache, so fetching the libraries costs what
+            # inlining them did. (Inlined, p5 2.x's global mode never reached its first frame.)
+            html = ("<!doctype html><html><head><meta charset='utf-8'>"
+                    "<script src='/lib/p5.js'></script><script src='/lib/p5.brush.js'></script>"
+                    f"<script src='/anchor/{name}'></script></head>"
+                    "<body style='margin:0'></body></html>")  # fmt: skip
+            server.files[f"/anchor/{name}.html"] = (html.encode(), "text/html; charset=utf-8")
+            server.files[f"/anchor/{name}"] = (sketch.encode(), "text/javascript; charset=utf-8")
+            times = []
+            for _ in range(repeats):
+                t = time.perf_counter()
+                browser = await pw.chromium.launch(
+                    executable_path=RenderConfig().chromium, args=list(CHROMIUM_FLAGS),
+                    ignore_default_args=["--enable-gpu-rasterization"])  # fmt: skip
+                page = await browser.new_page(viewport={"width": 600, "height": 600})
+                page.on("pageerror", lambda e: print("  anchor page error:", str(e)[:200]))
+                await page.goto(f"{server.origin}/anchor/{name}.html", wait_until="load")
+                await page.wait_for_function(DRAWN,
+                                             polling=20, timeout=120_000)  # fmt: skip
+                await page.screenshot(clip={"x": 0, "y": 0, "width": 600, "height": 600})
+                await browser.close()
+                times.append(time.perf_counter() - t)
+            out[name] = statistics.median(times)
+    server.close()
+    return out
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--jobs", type=int, default=12, help="renders in the throughput run")
+    args = parser.parse_args()
+    cores = os.cpu_count() or 1
+    load = os.getloadavg()[0]
+    print(f"machine: {cores} cores, load average {load:.2f} at start")
+
+    warm = await warm_medians(args.repeats)
+    ref_median = statistics.median([warm["coral_hibiscus.js"], warm["yellow_hibiscus.js"]])
+    print("\nwarm median per render (one slot, page kept alive)")
+    for name, t in warm.items():
+        print(f"  {name:22s} {t:6.2f} s")
+    print(f"  reference median       {ref_median:6.2f} s   (goal <= 3 s)")
+    print(f"  harness overhead       {warm['empty.js']:6.3f} s   (empty.js; goal <= 0.15 s)")
+
+    cpu = await cpu_per_render(max(2, args.repeats // 2))
+    floor = cores * 60 / cpu
+    throughput = await pool_throughput(args.jobs, slots=max(1, min(2, cores)))
+    print("\nthroughput (coral + yellow alternating)")
+    print(f"  CPU-seconds per render {cpu:6.2f}")
+    print(f"  CPU floor              {floor:6.1f} renders/min ({cores} cores x 60 / CPU-s)")
+    print(
+        f"  pool of 2 slots        {throughput:6.1f} renders/min = {throughput / floor:.2f} of the floor (goal >= 0.9)"
+    )
+
+    anchor = await anchor_baseline(max(1, args.repeats // 2))
+    print("\nanchor-style baseline (fresh browser + page per render)")
+    for name, t in anchor.items():
+        print(f"  {name:22s} {t:6.2f} s   = {t / warm[name]:.2f}x our warm render")
+    print(f"\nload average at end {os.getloadavg()[0]:.2f} (figures on a loaded machine are slower;"
+          " compare the ratios)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
