@@ -235,6 +235,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished work is saved, rerun to resume", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `refpool ... | head` closed the pipe: not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
