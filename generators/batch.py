@@ -105,7 +105,7 @@ async def generate_async(
     photos = [get_photo(store, i) for i in photo_ids] if photo_ids else list_photos(store)
     if not photos:
         raise LookupError("no photos in the library; import some with `refpool photos import DIR`")
-    endpoints = llm.Endpoints()
+    endpoints = llm.Endpoints(max_concurrency=concurrency)
     coders, the_critic = _build(generators, critic, models_file, endpoints)
     jobs = _jobs(store, photos, coders, candidates, seed)
     run_id = store.insert(
@@ -137,7 +137,9 @@ async def generate_async(
             await own_renderer.start()
             renderer = own_renderer
         ctx = _Ctx(store, renderer, coders, the_critic, run_id, bar, [])
-        gate = asyncio.Semaphore(concurrency)
+        # K requests in flight per endpoint; twice as many chains, so that while K chains wait
+        # on a model the others render (wall ~ max(model time / K, render time), not the sum).
+        gate = asyncio.Semaphore(concurrency * 2)
 
         async def run_chain(job: Job) -> None:
             async with gate:

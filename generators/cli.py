@@ -55,7 +55,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument(
         "--rounds", type=int, default=3, help="rounds: 1 generate + revisions (default 3)"
     )
-    g.add_argument("--concurrency", type=int, default=4, help="chains in flight (default 4)")
+    g.add_argument(
+        "--concurrency",
+        type=int,
+        default=4,
+        help="model requests in flight per endpoint (default 4); twice as many chains run so rendering overlaps the waits",
+    )
     g.add_argument(
         "--seed", type=int, default=0, help="base seed (a new seed gives new candidates)"
     )

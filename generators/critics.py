@@ -29,21 +29,12 @@ from generators.analysis import (
     srgb_to_oklab,
     to_hex,
 )
+from renderer.gate import paint_mask  # one definition of "paint" for gate, critic and pool
 
 SCORE_KEYS = ("fidelity", "watercolour", "composition", "coverage")
 
 
 # -- measurements ---------------------------------------------------------------------------
-def paint_mask(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(paint mask, ground colour) the way the gate measures coverage: mode colour = ground."""
-    quant = (rgb.astype(np.int16) >> 4).reshape(-1, 3)
-    keys = (quant[:, 0] << 8) | (quant[:, 1] << 4) | quant[:, 2]
-    ground_key = int(np.bincount(keys, minlength=4096).argmax())
-    ground = rgb.reshape(-1, 3)[keys == ground_key].mean(0)
-    dist = np.sqrt(((rgb.reshape(-1, 3).astype(np.float64) - ground) ** 2).sum(1))
-    return (dist > 32).reshape(rgb.shape[:2]), ground
-
-
 def _normalised(mask: np.ndarray, side: int = 96) -> np.ndarray:
     """The mask moved to the frame's centre and scaled to a fixed equivalent radius."""
     ys, xs = np.nonzero(mask)

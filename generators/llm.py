@@ -154,13 +154,15 @@ class ChatResult:
 class Endpoints:
     """Per-endpoint concurrency limits and lazily built async clients (one per base URL + key)."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_concurrency: int | None = None) -> None:
+        self.max_concurrency = max_concurrency  # a run's --concurrency caps every endpoint
         self._sems: dict[str, asyncio.Semaphore] = {}
         self._clients: dict[tuple[str, str], Any] = {}
 
     def semaphore(self, cfg: ModelConfig) -> asyncio.Semaphore:
         if cfg.base_url not in self._sems:
-            self._sems[cfg.base_url] = asyncio.Semaphore(max(1, cfg.concurrency))
+            limit = min(cfg.concurrency, self.max_concurrency or cfg.concurrency)
+            self._sems[cfg.base_url] = asyncio.Semaphore(max(1, limit))
         return self._sems[cfg.base_url]
 
     def client(self, cfg: ModelConfig):

@@ -24,13 +24,13 @@ from tqdm import tqdm
 
 from pool.metrics import hex_colour
 from pool.store import Store
+from renderer.gate import paint_mask
 
 FEATURE_VERSION = 2  # 2: dHash replaced pHash (see pool/calibrate.py)
 HUE_BINS = 36  # 10 degrees each
 RGB_LEVELS = 8  # 8 x 8 x 8 colour histogram bins; one more bin for "no paint at all"
 COLOUR_BINS = RGB_LEVELS**3 + 1
 SAT_MIN, VAL_MIN = 64, 51  # "saturated": S >= 0.25 and V >= 0.2 (PIL HSV is 0..255)
-PAINT_DISTANCE = 32  # the gate's rule: paint lies more than 32 (RGB) from the background
 THUMB_PX = 96
 _PARALLEL_MIN = 64  # below this, a process pool costs more than it saves
 
@@ -73,14 +73,7 @@ def compute_features(png: bytes | Path, png_sha: str = "") -> ImageFeatures:
     rgb = np.asarray(small, dtype=np.int32).reshape(-1, 3)
     n = rgb.shape[0]
 
-    # Background = most common colour at 4 bits per channel (the gate's coverage rule).
-    q = rgb >> 4
-    codes = (q[:, 0] << 8) | (q[:, 1] << 4) | q[:, 2]
-    bg_code = int(np.bincount(codes, minlength=4096).argmax())
-    bg = np.array(
-        [(bg_code >> 8) * 16 + 8, ((bg_code >> 4) & 15) * 16 + 8, (bg_code & 15) * 16 + 8]
-    )
-    paint = np.sqrt(((rgb - bg) ** 2).sum(axis=1)) > PAINT_DISTANCE
+    paint = paint_mask(rgb)[0]  # the gate's rule: most common colour is the ground
 
     hsv = np.asarray(small.convert("HSV"), dtype=np.int32).reshape(-1, 3)
     saturated = (hsv[:, 1] >= SAT_MIN) & (hsv[:, 2] >= VAL_MIN)

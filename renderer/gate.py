@@ -160,22 +160,29 @@ def static_check(source: str | None, profile: str = "reference") -> list[Violati
     return found
 
 
-def measure_coverage(png: bytes) -> float:
-    """Fraction of pixels that are paint, as the published gate measures it.
+def paint_mask(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(paint mask, ground colour) of an RGB image, by the published gate's rule.
 
-    Composite over white, take the most common colour (quantised to 4 bits per channel) as the
-    background, and count a pixel as paint when it lies more than 32 from it in RGB.
+    The ground is the most common colour (quantised to 4 bits per channel, averaged over its
+    pixels); a pixel is paint when it lies more than 32 from the ground in RGB. The critic and
+    the pool's features use this too, so "paint" means one thing everywhere.
     """
+    flat = rgb.reshape(-1, 3).astype(np.int32)
+    quant = flat >> 4
+    keys = (quant[:, 0] << 8) | (quant[:, 1] << 4) | quant[:, 2]
+    ground = flat[keys == int(np.bincount(keys, minlength=4096).argmax())].mean(axis=0)
+    distance = np.sqrt(((flat - ground) ** 2).sum(axis=1))
+    return (distance > PAINT_DISTANCE).reshape(rgb.shape[:-1]), ground
+
+
+PAINT_DISTANCE = 32
+
+
+def measure_coverage(png: bytes) -> float:
+    """Fraction of pixels that are paint, composited over white (see `paint_mask`)."""
     img = Image.open(io.BytesIO(png))
     if img.mode != "RGBA":
         img = img.convert("RGBA")
     white = Image.new("RGBA", img.size, (255, 255, 255, 255))
-    rgb = np.asarray(Image.alpha_composite(white, img).convert("RGB"), dtype=np.int16)
-    quant = (rgb >> 4).reshape(-1, 3)
-    keys = (quant[:, 0] << 8) | (quant[:, 1] << 4) | quant[:, 2]
-    counts = np.bincount(keys, minlength=4096)
-    mode_key = int(counts.argmax())
-    mask = keys == mode_key
-    background = rgb.reshape(-1, 3)[mask].mean(axis=0)
-    distance = np.sqrt(((rgb.reshape(-1, 3) - background) ** 2).sum(axis=1))
-    return float((distance > 32).mean())
+    rgb = np.asarray(Image.alpha_composite(white, img).convert("RGB"))
+    return float(paint_mask(rgb)[0].mean())
