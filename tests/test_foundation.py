@@ -101,3 +101,21 @@ def test_closing_the_pipe_early_is_not_an_error(store):
     proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
     assert proc.stdout.strip()
+
+
+def test_renderer_imports_nothing_from_the_other_packages():
+    """An RL environment must be able to take renderer/ (plus contracts.py) on its own."""
+    import ast
+    from pathlib import Path
+
+    offenders = []
+    for path in (Path(__file__).parent.parent / "renderer").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [f"{path.name}: {n}" for n in names
+                          if n.split(".")[0] in {"generators", "curation", "pool", "app", "cli"}]  # fmt: skip
+    assert offenders == []
