@@ -91,23 +91,24 @@ def distance_histogram(distances: np.ndarray) -> list[int]:
 
 
 def near_duplicate_clusters(distances: np.ndarray, threshold: int) -> list[list[int]]:
-    """Connected components (size >= 2) of the graph 'distance <= threshold', as index lists."""
-    n = distances.shape[0]
-    parent = list(range(n))
+    """Groups (size >= 2) of images within `threshold` of a leader image, as index lists.
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    rows, cols = np.nonzero(np.triu(distances <= threshold, k=1))
-    for i, j in zip(rows.tolist(), cols.tolist(), strict=True):
-        parent[find(i)] = find(j)
-    groups: dict[int, list[int]] = {}
-    for i in range(n):
-        groups.setdefault(find(i), []).append(i)
-    clusters = [g for g in groups.values() if len(g) > 1]
+    Leader clustering, not connected components: a chain of small steps (round 0 -> 1 -> 2 of
+    many chains) would join everything into one meaningless component. Here every member is
+    within the threshold of its leader; the leader is the image with the most near neighbours.
+    """
+    near = distances <= threshold
+    np.fill_diagonal(near, False)
+    unassigned = np.ones(distances.shape[0], bool)
+    clusters = []
+    while True:
+        counts = (near & unassigned[None, :]).sum(axis=1) * unassigned
+        leader = int(counts.argmax())
+        if counts[leader] == 0:
+            break
+        members = [leader, *np.nonzero(near[leader] & unassigned)[0].tolist()]
+        unassigned[members] = False
+        clusters.append(sorted(members))
     return sorted(clusters, key=lambda g: (-len(g), g[0]))
 
 

@@ -118,3 +118,22 @@ def test_analysis_over_a_store(store):
     assert set(a.metrics["per_tier"]) == {"love", "okay"}
     # cached: a second run reads features from the table
     assert store.query("SELECT COUNT(*) AS n FROM image_features")[0]["n"] == 3
+
+
+def test_near_duplicate_clusters_do_not_chain():
+    """Images 0..7 in a line, 10 apart: neighbours are near-duplicates, the ends are not.
+
+    Connected components put all eight in one cluster; a cluster must only hold images
+    within the threshold of its leader.
+    """
+    import numpy as np
+
+    from pool import metrics as m
+
+    pos = np.arange(8) * 10
+    d = np.abs(pos[:, None] - pos[None, :])
+    clusters = m.near_duplicate_clusters(d, 10)
+    assert clusters and all(len(c) <= 3 for c in clusters)
+    for c in clusters:
+        assert d[np.ix_(c, c)].max() <= 20
+    assert sorted(i for c in clusters for i in c) == sorted(set(i for c in clusters for i in c))
