@@ -195,11 +195,13 @@ def _register_demo(sub: argparse._SubParsersAction) -> None:
         "demo",
         help="the whole pipeline offline: sample photos -> paintings -> the studio",
         description="Import the bundled CC BY photos, paint them with the procedural generator "
-        "over 3 critique rounds (no API key, no network), then open the curation studio.",
+        "over 3 critique rounds (no API key, no network), write a diversity report, then open "
+        "the curation studio.",
     )
     p.add_argument("--candidates", type=int, default=3, help="candidates per photo (default 3)")
     p.add_argument("--rounds", type=int, default=3, help="refinement rounds (default 3)")
-    p.add_argument("--no-studio", action="store_true", help="stop after generation")
+    p.add_argument("--no-studio", action="store_true", help="stop after generation and the report")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--port", type=int, default=None, help="studio port")
     p.set_defaults(func=_demo)
 
@@ -214,8 +216,17 @@ def _demo(args: argparse.Namespace) -> int:
     report = import_folder(store, SAMPLES)
     print(f"photos: {report.summary()}", flush=True)
     summary = generate(store, generators=("procedural",), candidates=args.candidates,
-                       rounds=args.rounds, concurrency=4)  # fmt: skip
+                       rounds=args.rounds, concurrency=4, progress=not args.no_progress)  # fmt: skip
     print(format_summary(summary), flush=True)
+    from pool.report import write_report
+
+    accepted = store.query("SELECT id FROM candidates WHERE accepted = 1")
+    if accepted:  # a first look at diversity, before anyone has rated
+        report = write_report(store, store.home / "report.html", {r["id"]: "unrated" for r in accepted},
+                              "all accepted candidates (not yet rated)", progress=False)  # fmt: skip
+        print(
+            f"diversity report: {report.html_path}  (refpool report, after rating, gives per-tier views)"
+        )
     if args.no_studio:
         return 0
     import app

@@ -107,3 +107,14 @@ def test_http_mode_serves_png_and_json(renderer):
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_demo_runs_offline_and_resumes(refpool_home):
+    """The README's main job, small: samples -> procedural paintings -> report; rerun is free."""
+    args = ("demo", "--no-studio", "--no-progress", "--candidates", "1", "--rounds", "1")
+    first = run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    assert "3 candidates (3 new this run), 3 accepted" in first.stdout
+    assert (refpool_home / "report.html").read_text().startswith("<!doctype html>")
+    again = run_cli(*args)
+    assert again.returncode == 0 and "(0 new this run)" in again.stdout
