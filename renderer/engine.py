@@ -274,10 +274,14 @@ class Renderer:
             return result
 
         last_infra = ""
-        for _attempt in range(self.config.attempts):
+        for attempt in range(self.config.attempts):
             try:
                 outcome, png, console = await self._run_job(
-                    source, seed, prof.brush_methods, deadline_s or self.config.deadline_s
+                    source,
+                    seed,
+                    prof.brush_methods,
+                    deadline_s or self.config.deadline_s,
+                    last_attempt=attempt == self.config.attempts - 1,
                 )
             except InfraError as exc:
                 last_infra = str(exc)
@@ -307,7 +311,12 @@ class Renderer:
                       infra_error=last_infra or "renderer unavailable")  # fmt: skip
 
     async def _run_job(
-        self, source: str, seed: int, brush_methods: tuple[str, ...], deadline_s: float
+        self,
+        source: str,
+        seed: int,
+        brush_methods: tuple[str, ...],
+        deadline_s: float,
+        last_attempt: bool = True,
     ) -> tuple[dict[str, Any], bytes | None, list[str]]:
         """Run on a free slot. Returns (outcome, png, console); raises InfraError."""
         slot = await self._take_slot()
@@ -340,7 +349,7 @@ class Renderer:
             healthy = True
             return outcome, png, list(slot.console[:50])
         except TimeoutError:
-            verdict = await self._after_failure(slot, "timeout")
+            verdict = await self._after_failure(slot, "timeout", last_attempt)
             healthy = True  # the slot was replaced inside _after_failure
             limit = f"{deadline_s:g} s"
             return (
@@ -363,7 +372,7 @@ class Renderer:
         except Exception as exc:  # page crash, browser gone, protocol error
             text = str(exc)
             if "crash" in text.lower():
-                verdict = await self._after_failure(slot, "crash")
+                verdict = await self._after_failure(slot, "crash", last_attempt)
                 healthy = True
                 return (
                     {
@@ -383,19 +392,23 @@ class Renderer:
             elif slot.generation == self._generation and not getattr(slot, "dead", False):
                 self._slots.put_nowait(slot)
 
-    async def _after_failure(self, slot: _Slot, what: str) -> list[str]:
+    async def _after_failure(self, slot: _Slot, what: str, last_attempt: bool) -> list[str]:
         """The sketch hung or crashed its page: rebuild the slot, then check the browser.
 
-        If the browser still answers, the failure was the sketch's; otherwise restart it and
-        raise InfraError so the job is retried on a healthy browser.
+        Browser healthy: the failure was the sketch's. Browser unhealthy: restart it and raise
+        InfraError so the job is retried on a fresh browser. If the same sketch wedges the
+        browser again on its last attempt while a fresh browser is healthy, the sketch is the
+        cause (heavy GPU work keeps the shared GPU process busy after its page is gone).
         """
         console = list(slot.console[:50])
         slot.dead = True  # type: ignore[attr-defined]
         await self._recycle(slot)
-        if not await self._healthy():
-            await self._restart_browser(f"unhealthy after a {what}")
-            raise InfraError(f"the browser stopped answering after a sketch {what}; restarted it")
-        return console
+        if await self._healthy():
+            return console
+        await self._restart_browser(f"unhealthy after a sketch {what}")
+        if last_attempt and await self._healthy():
+            return console
+        raise InfraError(f"the browser stopped answering after a sketch {what}; restarted it")
 
     async def _recycle(self, slot: _Slot) -> None:
         self.stats["recycled_slots"] += 1

@@ -142,3 +142,32 @@ def test_coverage_on_known_images():
     painted = paper.copy()
     painted[:25, :] = (200, 40, 40)
     assert measure_coverage(png(painted)) == pytest.approx(0.25)
+
+
+def test_a_sketch_that_wedges_the_browser_every_time_is_the_sketchs_fault(monkeypatch):
+    """Heavy GPU work keeps the shared GPU process busy after the page is gone, so the health
+    check fails after each try. Retried on a fresh browser and still wedging it, the sketch
+    is to blame: a `timeout` violation, not an infra error that would never be scored.
+
+    The wedge is simulated by the health check's first two answers; all else is real.
+    """
+    from renderer import RenderConfig, SyncRenderer
+    from renderer.engine import Renderer
+
+    real_healthy = Renderer._healthy
+    calls = {"n": 0}
+
+    async def healthy(self):
+        calls["n"] += 1
+        if calls["n"] <= 2:  # the GPU process is still busy with the sketch's work
+            return False
+        return await real_healthy(self)
+
+    monkeypatch.setattr(Renderer, "_healthy", healthy)
+    with SyncRenderer(RenderConfig(slots=1, attempts=2)) as r:
+        result = r.render((HERE / "hostile" / "infinite_loop.js").read_text(), deadline_s=2)
+        assert result.infra_error is None, result.infra_error
+        assert [v.code for v in result.gate.violations] == ["timeout"]
+        assert r.renderer.stats["browser_restarts"] == 2
+        after = r.render((SKETCHES / "trivial.js").read_text(), seed=1)
+        assert after.accepted
