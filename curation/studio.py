@@ -110,8 +110,9 @@ def file_url(path: Path) -> str:
 
 
 def static_dirs(store: Store) -> list[Path]:
-    """Folders the studio may serve: renders, photos, thumbnails. Never the database."""
-    dirs = [store.home / "blobs" / "png", store.home / "photos", store.home / "thumbs"]
+    """Folders the studio may serve: renders, photos, thumbnails, the Pool tab's reports.
+    Never the database."""
+    dirs = [store.home / d for d in ("blobs/png", "photos", "thumbs", "reports")]
     for d in dirs:
         d.mkdir(parents=True, exist_ok=True)
     return dirs

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import gradio as gr
 
-from curation import studio, views
+from curation import pool_view, studio, views
 from curation.agreement import agreement_report
 from curation.curators import authenticate, list_curators
 from curation.queue import Filters
@@ -161,6 +161,16 @@ def build_app(services: Services) -> gr.Blocks:
         """Cohen's and Fleiss' kappa, confusion matrices, disagreements."""
         return views.agreement_html(agreement_report(services.store), settings.blind)
 
+    def build_draft(
+        target: float | None,
+        love_fraction: float | None,
+        max_per_photo: float | None,
+        max_per_model: float | None,
+    ) -> tuple[str, str]:
+        """Build and save a draft pool (as `refpool pool build`); its counts and diversity report."""
+        v = pool_view.build_draft(services, target, love_fraction, max_per_photo, max_per_model)
+        return views.pool_html(v), views.pool_report_html(v)
+
     def init(request: gr.Request):
         """On page load: who is curating (login, ?curator=, or the default) and their view."""
         claimed = request.query_params.get("curator") if request else None
@@ -231,6 +241,36 @@ def build_app(services: Services) -> gr.Blocks:
             with gr.Tab("Agreement", id="agreement") as agree_tab:
                 agree_btn = gr.Button("Refresh", elem_id="rp-agree-btn")
                 agree_view = gr.HTML(elem_id="rp-agree-wrap")
+            with gr.Tab("Pool", id="pool"):
+                with gr.Row():
+                    p_target = gr.Number(
+                        settings.target, label="Target size", precision=0,
+                        elem_id="rp-pool-target",
+                    )  # fmt: skip
+                    p_love = gr.Slider(
+                        0,
+                        1,
+                        value=0.5,
+                        step=0.05,
+                        label="Love fraction",
+                        elem_id="rp-pool-fraction",
+                    )
+                    p_photo = gr.Number(
+                        0, label="Max per photo (0: no cap)", precision=0,
+                        elem_id="rp-pool-per-photo",
+                    )  # fmt: skip
+                    p_model = gr.Number(
+                        0, label="Max per model (0: no cap)", precision=0,
+                        elem_id="rp-pool-per-model",
+                    )  # fmt: skip
+                pool_btn = gr.Button("Build draft", variant="primary", elem_id="rp-pool-btn")
+                pool_view_html = gr.HTML(
+                    views.pool_html(pool_view.PoolView("Press Build draft to choose a pool from"
+                                                       " the rated candidates.")),
+                    elem_id="rp-pool-wrap",
+                )  # fmt: skip
+                gr.Markdown("#### Diversity report")
+                pool_report = gr.HTML(elem_id="rp-pool-report-wrap")
 
         # Hidden plumbing for the key handler (kept in the DOM so JS can click them).
         hide = {"visible": "hidden"}
@@ -281,6 +321,10 @@ def build_app(services: Services) -> gr.Blocks:
         )  # fmt: skip
         agree_tab.select(agreement, None, [agree_view], api_name="agreement", **fast)
         agree_btn.click(agreement, None, [agree_view], api_visibility="private", **fast)
+        pool_btn.click(
+            build_draft, [p_target, p_love, p_photo, p_model], [pool_view_html, pool_report],
+            api_name="pool", show_progress="full",
+        )  # fmt: skip
     return demo
 
 

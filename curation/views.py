@@ -9,6 +9,7 @@ from html import escape
 
 from contracts import TIERS
 from curation.agreement import AgreementReport
+from curation.pool_view import PoolView
 from curation.studio import Grid, Screen
 
 KEYS_HELP = (
@@ -197,3 +198,81 @@ def agreement_html(r: AgreementReport, blind: bool = False) -> str:
         f'<div class="rp-disagree">{links or "none"}</div></div>'
     )
     return out
+
+
+def _count_table(title: str, counts: dict[str, int], css: str) -> str:
+    rows = "".join(f"<tr><td>{_e(k)}</td><td>{n}</td></tr>" for k, n in counts.items())
+    return (
+        f'<table class="rp-table rp-{css}"><tr><th>{_e(title)}</th><th>n</th></tr>'
+        f"{rows or '<tr><td colspan=2>none</td></tr>'}</table>"
+    )
+
+
+def pool_html(v: PoolView) -> str:
+    """The draft: counts, warnings, and what was left out by reason (links open the candidate)."""
+    out = f'<div id="rp-pool" data-draft="{v.draft_id or ""}">' + message_html(v.message, v.level)
+    if v.draft_id is None:
+        return out + "</div>"
+    out += (
+        '<table class="rp-table rp-pool-counts"><tr><th>in draft</th><th>love</th><th>okay</th>'
+        f'<th>target</th></tr><tr><td id="rp-pool-total">{v.total}</td>'
+        f'<td id="rp-pool-love">{v.love}</td><td id="rp-pool-okay">{v.okay}</td>'
+        f"<td>{v.target}</td></tr></table>"
+    )
+    if v.warnings:
+        out += '<ul class="rp-pool-warnings">' + "".join(
+            f'<li class="rp-warn">{_e(w)}</li>' for w in v.warnings
+        ) + "</ul>"  # fmt: skip
+    out += (
+        '<div class="rp-pool-tables">'
+        + _count_table("photo", v.per_photo, "pool-photos")
+        + _count_table("model", v.per_model, "pool-models")
+        + "</div>"
+    )
+    left = sum(g.count for g in v.left_out)
+    out += f"<h4>Left out: {left}</h4>"
+    for g in v.left_out:
+        examples = "".join(
+            f'<li><a href="#" data-rp-goto="{cid}">#{cid}</a> {_e(text)}</li>'
+            for cid, text in g.examples
+        )
+        more = f"<li>… {g.count - len(g.examples)} more</li>" if g.count > len(g.examples) else ""
+        out += (
+            f'<details class="rp-leftout" data-reason="{_e(g.reason)}">'
+            f'<summary>{_e(g.label)}: <b class="rp-leftout-n">{g.count}</b></summary>'
+            f"<ul>{examples}{more}</ul></details>"
+        )
+    return out + "</div>"
+
+
+def _metric(value: object) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:g}" if isinstance(value, float) else _e(value)
+
+
+def pool_report_html(v: PoolView) -> str:
+    """Headline numbers, a download link, and the report itself in a sandboxed iframe."""
+    if v.report is None:
+        text = v.report_problem or "Build a draft to see its diversity report."
+        return (
+            '<div id="rp-pool-report">'
+            + message_html(text, "warn" if v.report_problem else "info")
+            + "</div>"
+        )
+    r = v.report
+    rows = "".join(
+        f"<tr><td>{_e(name)}</td><td>{_metric(value)}</td></tr>" for name, value in r.headline
+    )
+    # srcdoc is an attribute, so the whole document is escaped once; sandbox="" gives the
+    # report no scripts, no forms and no access to the studio (it needs none of them).
+    return (
+        '<div id="rp-pool-report">'
+        f'<table class="rp-table rp-pool-headline"><tr><th>metric</th><th>draft {v.draft_id}</th>'
+        f"</tr>{rows}</table>"
+        f'<p><a href="{_e(r.url)}" download="{_e(r.html_path.name)}" target="_blank"'
+        f' rel="noopener">Download the report ({_e(r.html_path.name)})</a>'
+        f" · saved as <code>{_e(r.html_path)}</code></p>"
+        f'<iframe class="rp-report-frame" title="diversity report of draft {v.draft_id}"'
+        f' sandbox="" srcdoc="{_e(r.html)}"></iframe></div>'
+    )

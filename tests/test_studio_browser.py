@@ -7,7 +7,7 @@ from factories import populate
 from test_studio_client import free_port
 
 from curation.agreement import agreement_report
-from curation.ratings import my_latest
+from curation.ratings import my_latest, record_rating
 from curation.studio import Services, Settings
 from curation.ui import launch
 from pool.store import Store
@@ -188,4 +188,23 @@ def test_empty_store_then_missing_png(browser, studio_app):
     assert "missing on disk" in page.inner_text("#rp-img")
     press(page, "3")  # a broken render can still be rejected
     assert my_latest(store, "alice") == {ids[0]: "reject"} and shown(page) == ids[1]
+    page.close()
+
+
+def test_pool_tab_builds_a_draft_with_its_report(browser, studio_app):
+    store, url, ids = studio_app(6)
+    for i, cid in enumerate(ids):
+        record_rating(store, cid, "alice", ("love", "okay", "reject")[i % 3])
+    page = open_page(browser, url, "alice")
+    page.get_by_role("tab", name="Pool").click()
+    page.click("#rp-pool-btn")
+    page.wait_for_selector("#rp-pool-total")
+    assert page.inner_text("#rp-pool-total") == "4" and page.inner_text("#rp-pool-love") == "2"
+    assert "target 178 not reached" in page.inner_text("#rp-pool")
+    frame = page.frame_locator("iframe.rp-report-frame")
+    assert frame.locator("h1").inner_text() == "Diversity report: draft 1"
+    # a left-out candidate opens in the big view
+    page.locator("#rp-pool details.rp-leftout summary").first.click()
+    page.locator("#rp-pool [data-rp-goto]").first.click()
+    page.wait_for_function(f"document.getElementById('rp-view').dataset.cid === '{ids[2]}'")
     page.close()

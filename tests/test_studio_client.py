@@ -10,9 +10,10 @@ from factories import populate
 from gradio_client import Client
 
 from curation.curators import add_curator
-from curation.ratings import my_latest
+from curation.ratings import my_latest, record_rating
 from curation.studio import Services, Settings
 from curation.ui import launch
+from pool.selection import latest_draft
 from pool.store import Store
 
 
@@ -72,6 +73,29 @@ def test_filters_grid_and_agreement_via_api(app):
     client.predict(ids[1], "reject", "", "hal", 0, api_name="/rate")
     report = client.predict(api_name="/agreement")
     assert "Cohen" in report and f'data-rp-goto="{ids[1]}"' in report
+
+
+def test_pool_tab_builds_a_draft_and_its_report_via_api(app):
+    store, ids, client = app
+    for cid in ids[4:]:  # the other tests rate ids[:4]; these four are only ours
+        record_rating(store, cid, "pia", "love" if cid % 2 else "okay")
+    summary, report = client.predict(500, 0.5, None, None, api_name="/pool")
+    draft = latest_draft(store)
+    assert draft is not None and set(ids[4:]) <= set(draft.candidate_ids)
+    assert f'id="rp-pool-total">{len(draft.candidate_ids)}<' in summary
+    assert f'id="rp-pool-love">{draft.count("love")}<' in summary
+    assert "target 500 not reached" in summary
+    name = re.search(r'download="(draft-\d+\.html)"', report).group(1)
+    assert (store.home / "reports" / name).exists()
+    assert "<iframe" in report and 'srcdoc="&lt;!doctype html&gt;' in report
+    # the download link is served by the studio
+    import urllib.request
+
+    url = re.search(r'href="([^"]+)" download', report).group(1)
+    with urllib.request.urlopen(client.src.rstrip("/") + "/" + url) as resp:
+        assert b"Diversity report" in resp.read()
+    summary, report = client.predict(0, 0.5, None, None, api_name="/pool")
+    assert "Target size must be a whole number of at least 1" in summary
 
 
 def test_login_required_when_auth_is_on(tmp_path):
