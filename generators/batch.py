@@ -30,12 +30,14 @@ from generators.coders import (
     Previous,
     ProceduralCoder,
     VLMCritic,
+    coder_outcome,
 )
 from pool.photos import get_photo, list_photos, photo_file
 from pool.store import Store, sha256_bytes
 
 PROFILE = "reference"
-TRANSIENT = ("infra_error", "http_error", "timeout")  # unfinished: a rerun tries again
+# unfinished: a rerun tries again (critic_error: only the critique is redone)
+TRANSIENT = ("infra_error", "http_error", "timeout", "critic_error")
 
 
 @dataclass
@@ -214,9 +216,15 @@ async def _chain(ctx: _Ctx, job: Job, rounds: int) -> None:
             if ctx.bar is not None:
                 ctx.bar.update(1)
             continue
-        if row is not None and row["outcome"] == "infra_error" and row["program_sha"]:
+        stored = row["outcome"] if row is not None else None
+        png = _stored_png(ctx.store, row) if stored == "critic_error" else None
+        if png:  # only the critique failed: keep the program and its render
+            cid, prev = await _recritique(ctx, job, round_, row, png)
+        elif stored in ("infra_error", "critic_error") and row["program_sha"]:
+            # the coder's reply is kept (never asked for twice); its outcome is re-derived from it
             source = ctx.store.program_source(row["program_sha"])
-            cid, prev = await _finish(ctx, job, round_, key, source, "ok", row["coder_call_id"],
+            outcome = coder_outcome(ctx.store, row["coder_call_id"])
+            cid, prev = await _finish(ctx, job, round_, key, source, outcome, row["coder_call_id"],
                                       parent_id, existing=row["id"])  # fmt: skip
         else:
             draft = await ctx.coders[job.generator].write(ctx.store, job, round_, prev)
@@ -224,7 +232,7 @@ async def _chain(ctx: _Ctx, job: Job, rounds: int) -> None:
                                       draft.call_id, parent_id, existing=row["id"] if row else None)  # fmt: skip
         if ctx.bar is not None:
             ctx.bar.update(1)
-        if prev is None:  # transport or infrastructure failure: stop this chain, rerun resumes
+        if prev is None:  # transport, infrastructure or critic failure: stop; a rerun resumes
             if ctx.bar is not None:
                 ctx.bar.update(rounds - round_ - 1)
             return
@@ -284,22 +292,39 @@ async def _finish(ctx, job, round_, key, program, outcome, call_id, parent_id, e
     row["violations"] = [v.to_dict() for v in violations]
     verdict = None
     if row["outcome"] not in TRANSIENT:
-        verdict = await ctx.critic.judge(store, job, round_, png, violations)
-        row["critique"] = verdict.critique.to_dict()
-        row["critic_call_id"] = verdict.call_id
+        verdict = await _judge(ctx, job, round_, row, png, violations)
     cid = _save(store, row, existing)
     ctx.new_rows.append(cid)
-    if row["outcome"] in TRANSIENT:
+    if verdict is None:
         return cid, None
-    return cid, Previous(
-        round=round_,
-        program=program,
-        png=png,
-        critique=verdict.critique,
-        violations=violations,
-        measures=verdict.measures,
-        accepted=bool(row.get("accepted")),
-    )
+    return cid, Previous(round_, program, png, verdict.critique, violations, verdict.measures,
+                         bool(row.get("accepted")))  # fmt: skip
+
+
+async def _judge(ctx, job, round_, row: dict, png, violations):
+    """Critique a rendered round into `row`; None (and outcome critic_error) if the call failed."""
+    verdict = await ctx.critic.judge(ctx.store, job, round_, png, violations)
+    row["critic_call_id"] = verdict.call_id
+    if verdict.error:  # the critique never happened: do not store a stand-in as if it had
+        row |= {"outcome": "critic_error", "critique": None}
+        return None
+    row["critique"] = verdict.critique.to_dict()
+    return verdict
+
+
+async def _recritique(ctx, job, round_, stored, png: bytes):
+    """Redo only the critique of a critic_error round: its program and render are kept."""
+    program = ctx.store.program_source(stored["program_sha"])
+    violations = [Violation.from_dict(v) for v in json.loads(stored["violations"] or "[]")]
+    row = {"job_key": stored["job_key"], "run_id": ctx.run_id}
+    row["outcome"] = coder_outcome(ctx.store, stored["coder_call_id"])
+    verdict = await _judge(ctx, job, round_, row, png, violations)
+    cid = _save(ctx.store, row, stored["id"])
+    ctx.new_rows.append(cid)
+    if verdict is None:
+        return cid, None
+    return cid, Previous(round_, program, png, verdict.critique, violations, verdict.measures,
+                         bool(stored["accepted"]))  # fmt: skip
 
 
 def _save(store: Store, row: dict, existing: int | None) -> int:
@@ -313,6 +338,13 @@ def _save(store: Store, row: dict, existing: int | None) -> int:
     return existing
 
 
+def _stored_png(store: Store, row) -> bytes | None:
+    if row["png_sha"]:
+        with contextlib.suppress(OSError):
+            return store.png_path(row["png_sha"]).read_bytes()
+    return None
+
+
 def _row(store: Store, key: str):
     rows = store.query("SELECT * FROM candidates WHERE job_key = ?", (key,))
     return rows[0] if rows else None
@@ -320,10 +352,7 @@ def _row(store: Store, key: str):
 
 def _previous(store: Store, row) -> Previous:
     """Rebuild a finished round from the store (for a resumed chain)."""
-    png = None
-    if row["png_sha"]:
-        with contextlib.suppress(OSError):
-            png = store.png_path(row["png_sha"]).read_bytes()
+    png = _stored_png(store, row)
     program = store.program_source(row["program_sha"]) if row["program_sha"] else None
     critique = Critique.from_dict(json.loads(row["critique"])) if row["critique"] else None
     violations = [Violation.from_dict(v) for v in json.loads(row["violations"] or "[]")]
@@ -356,7 +385,7 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict:
         by_round = defaultdict(list)
         for r in done:
             by_round[r["round"]].append(r["accepted"])
-        accepted = [r for r in mine if r["accepted"]]
+        accepted = [r for r in done if r["accepted"]]  # a critic_error round is not finished
         models[name] = {
             "candidates": len(mine),
             "accepted": len(accepted),

@@ -162,18 +162,34 @@ class ModelCoder:
         return Draft(program, outcome, result.call_id)
 
 
-def _paid_reply(store: Store, key: str) -> tuple[int, llm.ChatResult] | None:
+def _paid_reply(
+    store: Store, key: str, purpose: str = "coder"
+) -> tuple[int, llm.ChatResult] | None:
+    """The latest reply already paid for under this job key, as the chat call returned it."""
     rows = store.query(
-        "SELECT id, response, reasoning FROM model_calls WHERE job_key = ? AND purpose = 'coder'"
-        " AND outcome = 'ok' ORDER BY id DESC LIMIT 1",
-        (key,),
+        "SELECT * FROM model_calls WHERE job_key = ? AND purpose = ? AND outcome = 'ok'"
+        " ORDER BY id DESC LIMIT 1",
+        (key, purpose),
     )
-    if not rows:
-        return None
-    row = rows[0]
-    return row["id"], llm.ChatResult(
-        outcome="ok", content=row["response"] or "", reasoning=row["reasoning"] or ""
+    return (rows[0]["id"], _stored_result(rows[0])) if rows else None
+
+
+def _stored_result(row) -> llm.ChatResult:
+    return llm.ChatResult(
+        outcome=row["outcome"],
+        content=row["response"] or "",
+        reasoning=row["reasoning"] or "",
+        finish_reason=row["finish_reason"],
+        refusal=row["refusal"],
+        call_id=row["id"],
+        error=row["error"],
     )
+
+
+def coder_outcome(store: Store, call_id: int | None) -> str:
+    """How a stored coder reply classifies (ok, truncated, ...); 'ok' when there was no call."""
+    rows = store.query("SELECT * FROM model_calls WHERE id = ?", (call_id,)) if call_id else []
+    return llm.classify(_stored_result(rows[0]), extract_program)[0] if rows else "ok"
 
 
 def _violation_lines(violations: list[Violation]) -> str:
@@ -194,6 +210,7 @@ class Verdict:
     critique: Critique
     measures: dict
     call_id: int | None = None
+    error: str | None = None  # the critic call failed in transport: no critique happened
 
 
 class HeuristicCritic:
@@ -207,7 +224,11 @@ class HeuristicCritic:
 
 
 class VLMCritic:
-    """A vision model critic; falls back to the heuristic critique if its reply is unusable."""
+    """A vision model critic; falls back to the heuristic critique if its reply is unusable.
+
+    A failed call (http_error/timeout after retries) is not papered over: the verdict carries
+    `error` and the round is stored as critic_error, which a rerun critiques again.
+    """
 
     def __init__(self, cfg: llm.ModelConfig, endpoints: llm.Endpoints) -> None:
         if not cfg.accepts_images:
@@ -231,21 +252,21 @@ class VLMCritic:
                 ],
             }
         ]
-        extra = {"response_format": {"type": "json_object"}} if self.cfg.json_mode else None
-        result = await llm.chat(
-            store,
-            self.endpoints,
-            self.cfg,
-            messages,
-            purpose="critic",
-            temperature=0.2,
-            extra=extra,
-            job_key=job.key(round_) + "/critic",
-        )
+        key = job.key(round_) + "/critic"
+        reused = _paid_reply(store, key, "critic")
+        if reused is not None:  # a crash after the critic answered: do not pay twice
+            result = reused[1]
+        else:
+            extra = {"response_format": {"type": "json_object"}} if self.cfg.json_mode else None
+            result = await llm.chat(store, self.endpoints, self.cfg, messages, purpose="critic",
+                                    temperature=0.2, extra=extra, job_key=key)  # fmt: skip
+        if result.outcome != "ok":  # no reply at all: the round waits for a rerun to critique it
+            error = f"VLM critic {self.cfg.name}: {result.outcome} ({result.error or 'no detail'})"
+            return Verdict(heuristic, measures, result.call_id, error=error)
         try:
             critique = critics.parse_critique(result.content, self.cfg.name)
         except (ValueError, TypeError, AttributeError) as exc:
-            note = f"(VLM critic {self.cfg.name} unusable: {result.error or exc}; heuristic used)"
+            note = f"(VLM critic {self.cfg.name} reply unusable: {exc}; heuristic critique used)"
             critique = Critique(
                 heuristic.critic, heuristic.scores, heuristic.advice, f"{heuristic.summary} {note}"
             )

@@ -295,11 +295,9 @@ def _record(store, cfg, purpose, messages, params, result: ChatResult, job_key) 
         cost_usd=cfg.cost(result.prompt_tokens, result.completion_tokens),
         error=result.error,
     )
-    call_id = store.record_model_call(call)
-    if job_key:
-        with store.write_lock:
-            store.db.execute("UPDATE model_calls SET job_key = ? WHERE id = ?", (job_key, call_id))
-    return call_id
+    # one insert: a reply recorded without its job key or finish reason could not be reused as paid
+    extra = {"job_key": job_key, "finish_reason": result.finish_reason, "refusal": result.refusal}
+    return store.insert("model_calls", call.to_dict() | extra)
 
 
 def classify(result: ChatResult, extract) -> tuple[str, str | None]:

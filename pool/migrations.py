@@ -191,6 +191,18 @@ def m004_pool(db: sqlite3.Connection) -> None:
     )
 
 
+def m005_generation_finish_reason(db: sqlite3.Connection) -> None:
+    """Generation: keep a reply's finish reason and refusal, so a reused reply is classified
+    as it was when paid for (a length-cut reply stays `truncated`)."""
+    _run_script(
+        db,
+        """
+        ALTER TABLE model_calls ADD COLUMN finish_reason TEXT;
+        ALTER TABLE model_calls ADD COLUMN refusal TEXT;
+        """,
+    )
+
+
 def _run_script(db: sqlite3.Connection, sql: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction.
     for statement in sql.split(";\n"):
@@ -199,7 +211,13 @@ def _run_script(db: sqlite3.Connection, sql: str) -> None:
 
 
 # Append new migrations here; their names are recorded in the _migrations table.
-MIGRATIONS: list[Migration] = [m001_initial, m002_generation, m003_curation_sessions, m004_pool]
+MIGRATIONS: list[Migration] = [
+    m001_initial,
+    m002_generation,
+    m003_curation_sessions,
+    m004_pool,
+    m005_generation_finish_reason,
+]
 
 
 def apply(db: sqlite3.Connection) -> list[str]:

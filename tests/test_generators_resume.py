@@ -1,0 +1,170 @@
+"""Resuming rounds: failed critic calls are redone, paid replies keep their finish reason."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections import deque
+
+import pytest
+from test_generators_models import CRITIC_JSON, GOOD, _rows, write_models
+
+from generators import coders, llm
+from generators.batch import generate
+from generators.loopback import LoopbackOpenAI
+from pool.photos import import_folder
+from renderer import extract_program
+
+
+@pytest.fixture
+def photo_id(store, sample_photos):
+    import_folder(store, sample_photos)
+    return store.query("SELECT id FROM photos ORDER BY id LIMIT 1")[0]["id"]
+
+
+@pytest.fixture(autouse=True)
+def fast_retries(monkeypatch):
+    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
+
+
+class CountingRenderer:
+    """The real renderer, counting renders; `infra` makes every render an infrastructure error."""
+
+    def __init__(self, real, infra: bool = False) -> None:
+        self.real, self.infra, self.calls = real, infra, 0
+
+    def render(self, source, seed=0, profile="reference"):
+        self.calls += 1
+        result = self.real.render(source, seed, profile)
+        if self.infra:
+            return dataclasses.replace(result, png=None, infra_error="browser crashed (test)")
+        return result
+
+
+class Replies:
+    """Coder and critic replies from separate scripts; defaults when a script runs out."""
+
+    def __init__(self, coder=(), critic=()):
+        self.coder, self.critic = deque(coder), deque(critic)
+
+    def __call__(self, body):
+        if body["model"] == "loopback-vlm":
+            return self.critic.popleft() if self.critic else {"content": CRITIC_JSON}
+        return self.coder.popleft() if self.coder else {"content": GOOD}
+
+
+def _run(store, photo_id, renderer, models, rounds):
+    return generate(store, photo_ids=[photo_id], generators=("coder",), rounds=rounds,
+                    renderer=renderer, progress=False, critic="vlm", models_file=models)  # fmt: skip
+
+
+@pytest.mark.browser
+def test_failed_critic_call_is_redone_on_rerun_without_recoding_or_rerendering(
+    store,
+    photo_id,
+    renderer,
+    tmp_path,
+):
+    path = tmp_path / "models.json"
+    counting = CountingRenderer(renderer)
+    with LoopbackOpenAI(default=Replies(critic=[{"status": 500}] * 4)) as server:
+        summary = _run(store, photo_id, counting, write_models(path, server.base_url), rounds=2)
+        models_seen = [r["model"] for r in server.requests]
+    assert models_seen == ["loopback-coder"] + ["loopback-vlm"] * 4
+    (r0,) = _rows(store)  # the chain stopped: round 1 is not built on a missing critique
+    assert r0["outcome"] == "critic_error" and r0["critique"] is None
+    assert r0["png_sha"] and r0["accepted"] and r0["critic_call_id"]
+    m = summary["models"]["coder"]
+    assert m["failures"] == {"critic_error": 1} and m["accepted"] == 0 and m["pending"] == 2
+    assert counting.calls == 1
+
+    with LoopbackOpenAI(default=Replies()) as server:
+        again = _run(store, photo_id, counting, write_models(path, server.base_url), rounds=2)
+        models_seen = [r["model"] for r in server.requests]
+    # round 0: only the critique is redone; round 1: coded, rendered and critiqued
+    assert models_seen == ["loopback-vlm", "loopback-coder", "loopback-vlm"]
+    assert counting.calls == 2
+    r0_again, r1 = _rows(store)
+    assert r0_again["id"] == r0["id"] and r0_again["outcome"] == "ok"
+    assert r0_again["render_id"] == r0["render_id"] and r0_again["coder_call_id"] == 1
+    assert json.loads(r0_again["critique"])["critic"] == "vlm"
+    assert r1["parent_id"] == r0["id"] and r1["outcome"] == "ok"
+    m = again["models"]["coder"]
+    assert m["failures"] == {} and m["accepted"] == 2 and m["pending"] == 0
+
+
+@pytest.mark.browser
+def test_paid_critic_reply_is_reused_after_a_crash(store, photo_id, renderer, tmp_path):
+    real_judge = coders.VLMCritic.judge
+
+    async def crash_after_critic(self, *args):
+        await real_judge(self, *args)
+        raise KeyboardInterrupt  # kill -9 after the critic answered, before the row was saved
+
+    path = tmp_path / "models.json"
+    with LoopbackOpenAI(default=Replies()) as server:
+        models = write_models(path, server.base_url)
+        coders.VLMCritic.judge = crash_after_critic
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                _run(store, photo_id, renderer, models, rounds=1)
+        finally:
+            coders.VLMCritic.judge = real_judge
+        assert not store.query("SELECT 1 FROM candidates")
+        _run(store, photo_id, renderer, models, rounds=1)
+        assert [r["model"] for r in server.requests] == ["loopback-coder", "loopback-vlm"]
+    (row,) = _rows(store)
+    assert row["outcome"] == "ok" and json.loads(row["critique"])["critic"] == "vlm"
+    assert row["critic_call_id"] == 2
+
+
+@pytest.mark.browser
+def test_unparseable_critic_reply_falls_back_and_says_so(store, photo_id, renderer, tmp_path):
+    with LoopbackOpenAI(default=Replies(critic=[{"content": "Lovely petals!"}])) as server:
+        _run(store, photo_id, renderer, write_models(tmp_path / "m.json", server.base_url), 1)
+    (row,) = _rows(store)
+    critique = json.loads(row["critique"])
+    assert row["outcome"] == "ok" and critique["critic"] == "heuristic"
+    assert "VLM critic vlm reply unusable" in critique["summary"]
+
+
+def test_reused_paid_reply_keeps_its_finish_reason(store, tmp_path):
+    """A length-cut reply reused after a crash is still `truncated`, not `ok` or `no_code`."""
+    script = [{"content": GOOD, "finish": "length"}, {"content": "", "finish": "length"}]
+    with LoopbackOpenAI(script=script) as server:
+        cfg = llm.load_models(write_models(tmp_path / "m.json", server.base_url))["coder"]
+
+        async def ask(key):
+            endpoints = llm.Endpoints()
+            try:
+                msgs = [{"role": "user", "content": "paint"}]
+                return await llm.chat(store, endpoints, cfg, msgs, purpose="coder",
+                                      temperature=0.6, job_key=key)  # fmt: skip
+            finally:
+                await endpoints.close()
+
+        for key in ("cut-with-code", "cut-empty"):
+            asyncio.run(ask(key))
+    stored = store.query("SELECT finish_reason, refusal FROM model_calls ORDER BY id")
+    assert [(r["finish_reason"], r["refusal"]) for r in stored] == [("length", None)] * 2
+    for key in ("cut-with-code", "cut-empty"):
+        call_id, result = coders._paid_reply(store, key)
+        assert llm.classify(result, extract_program)[0] == "truncated", key
+
+
+@pytest.mark.browser
+def test_infra_error_retry_keeps_the_coders_real_outcome(store, photo_id, renderer, tmp_path):
+    path = tmp_path / "models.json"
+    broken = CountingRenderer(renderer, infra=True)
+    with LoopbackOpenAI(default=Replies(coder=[{"content": GOOD, "finish": "length"}])) as server:
+        models = write_models(path, server.base_url)
+        generate(store, photo_ids=[photo_id], generators=("coder",), rounds=1, renderer=broken,
+                 progress=False, models_file=models)  # fmt: skip
+        (row,) = _rows(store)
+        assert row["outcome"] == "infra_error" and broken.calls == 2  # tried twice
+        generate(store, photo_ids=[photo_id], generators=("coder",), rounds=1,
+                 renderer=renderer, progress=False, models_file=models)  # fmt: skip
+        assert len(server.requests) == 1  # the program was re-rendered, not re-asked for
+    (row,) = _rows(store)
+    assert row["outcome"] == "truncated" and row["render_id"]
