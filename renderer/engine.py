@@ -103,13 +103,15 @@ def program_sha(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
-def job_script(source: str) -> bytes:
+def job_script(
+    source: str, shadowed: list[tuple[str, str]] | tuple[tuple[str, str], ...] = SHADOWED
+) -> bytes:
     """Wrap a sketch in a strict factory whose parameters shadow forbidden globals.
 
     The sketch's own block keeps its top-level let/const from colliding with the last job's,
     and the harness learns setup/draw from the return value, not from window.
     """
-    params = ", ".join(["brush", *(name for name, _ in SHADOWED)])
+    params = ", ".join(["brush", *(name for name, _ in shadowed)])
     head = f'__refpoolDefine(function ({params}) {{ "use strict";\n{{\n'
     tail = (
         '\n;return { setup: typeof setup === "function" ? setup : undefined,'
@@ -154,6 +156,9 @@ class Renderer:
         self._generation = 0
         self._slots: asyncio.Queue[_Slot] | None = None
         self._restart_lock = asyncio.Lock()
+        self._health_lock = asyncio.Lock()
+        self._health: _Slot | None = None
+        self._shadowed: list[tuple[str, str]] = list(SHADOWED)
         self._api = "__rp_" + secrets.token_hex(8)
         self.stats = {"renders": 0, "cache_hits": 0, "recycled_slots": 0, "browser_restarts": 0}
 
@@ -197,8 +202,20 @@ class Renderer:
             ignore_default_args=["--enable-gpu-rasterization"],
         )
         self.lib_versions["chromium"] = self._browser.version
+        self._health = None
         for _ in range(self.config.slots):
             await self._slots.put(await self._new_slot())
+        # Every global the page has beyond JS's own and p5's is hidden from sketches: DOM
+        # constructors (Text, Option, Range...) would otherwise lead back to `document`.
+        slot = await self._slots.get()
+        try:
+            page_globals = await slot.page.evaluate("(api) => window[api].globals()", self._api)
+        finally:
+            self._slots.put_nowait(slot)
+        known = {name for name, _ in SHADOWED}
+        self._shadowed = list(SHADOWED) + [
+            (n, "forbidden_api") for n in page_globals if n not in known
+        ]
 
     async def _new_slot(self) -> _Slot:
         context = await self._browser.new_context(
@@ -321,12 +338,13 @@ class Renderer:
         """Run on a free slot. Returns (outcome, png, console); raises InfraError."""
         slot = await self._take_slot()
         token = secrets.token_hex(12)
-        url = self._server.add_job(token, job_script(source))
+        url = self._server.add_job(token, job_script(source, self._shadowed))
         spec = {
             "seed": seed & 0x7FFFFFFF,
+            "source": source,  # parsed on its own first, so it cannot close our wrapper
             "scriptUrl": url,
             "prefixLines": PREFIX_LINES,
-            "shadowed": [list(pair) for pair in SHADOWED],
+            "shadowed": [list(pair) for pair in self._shadowed],
             "config": self._page_config(brush_methods),
         }
         slot.console.clear()
@@ -369,15 +387,22 @@ class Renderer:
         except InfraError:
             healthy = True
             raise
-        except Exception as exc:  # page crash, browser gone, protocol error
+        except Exception as exc:  # page crash, navigation, browser gone, protocol error
             text = str(exc)
-            if "crash" in text.lower():
+            if self._browser is not None and self._browser.is_connected():
+                # The browser is up: the sketch crashed or unloaded its own page.
+                navigated = "context was destroyed" in text or "navigat" in text.lower()
                 verdict = await self._after_failure(slot, "crash", last_attempt)
                 healthy = True
+                code, message = (
+                    ("forbidden_api", "The sketch navigated away from or unloaded its page.")
+                    if navigated
+                    else ("crash", CODES["crash"])
+                )
                 return (
                     {
                         "status": "error",
-                        "violations": [{"code": "crash", "message": CODES["crash"], "line": None}],
+                        "violations": [{"code": code, "message": message, "line": None}],
                     },
                     None,
                     verdict,
@@ -422,18 +447,22 @@ class Renderer:
             await self._restart_browser("could not open a fresh page")
 
     async def _healthy(self) -> bool:
-        try:
-            slot = await asyncio.wait_for(self._slots.get(), timeout=10)
-        except TimeoutError:
-            return False
-        try:
-            answer = await asyncio.wait_for(
-                slot.page.evaluate("(api) => window[api].ping()", self._api), timeout=5
-            )
-            self._slots.put_nowait(slot)
-            return answer == "ok"
-        except Exception:
-            await self._recycle(slot)
+        """Ping on a page of its own: waiting behind the job queue would measure the backlog."""
+        async with self._health_lock:
+            for _ in range(2):  # a broken health page is rebuilt once before we give up
+                try:
+                    if self._health is None:
+                        self._health = await asyncio.wait_for(self._new_slot(), timeout=10)
+                    answer = await asyncio.wait_for(
+                        self._health.page.evaluate("(api) => window[api].ping()", self._api),
+                        timeout=5,
+                    )
+                    return answer == "ok"
+                except Exception:
+                    old, self._health = self._health, None
+                    if old is not None:
+                        with contextlib.suppress(Exception):
+                            await asyncio.wait_for(old.context.close(), timeout=5)
             return False
 
     async def _restart_browser(self, why: str) -> None:

@@ -20,6 +20,23 @@
   const removeChildOrig = Node.prototype.removeChild;
   const stringSlice = String.prototype.slice;
   const stringify = JSON.stringify;
+  const acornParse = window.acorn.parse; // loaded just before this file
+
+  // Globals a sketch may see: JavaScript's own. p5's are added per job (p5.prototype names).
+  const INTRINSICS = new Set([
+    "Object", "Function", "Array", "Number", "parseFloat", "parseInt", "Infinity", "NaN",
+    "undefined", "Boolean", "String", "Symbol", "Date", "RegExp", "Error", "AggregateError",
+    "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError",
+    "JSON", "Math", "Intl", "ArrayBuffer", "Uint8Array", "Int8Array", "Uint16Array",
+    "Int16Array", "Uint32Array", "Int32Array", "Float32Array", "Float64Array",
+    "Uint8ClampedArray", "BigUint64Array", "BigInt64Array", "DataView", "Map", "BigInt", "Set",
+    "WeakMap", "WeakSet", "Proxy", "Reflect", "decodeURI", "decodeURIComponent", "encodeURI",
+    "encodeURIComponent", "escape", "unescape", "isFinite", "isNaN", "console", "Iterator",
+    "WeakRef", "FinalizationRegistry", "Atomics", "SharedArrayBuffer", "Float16Array",
+  ]);
+  // Names that cannot be strict-mode parameters.
+  const UNUSABLE = new Set(["eval", "arguments", "let", "static", "yield", "implements",
+    "interface", "package", "private", "protected", "public", "await", "brush"]);
 
   const API_NAME = decodeURIComponent(location.hash.slice(1));
 
@@ -66,8 +83,38 @@
     return line > 0 ? line : null;
   };
 
+  // Only p5's own canvas (in the <main> p5 wraps it in) may be on the page when a render is
+  // captured. Shadowed globals already keep sketches away from the DOM; this is a backstop.
+  const pageIsClean = () => {
+    const inst = job.instance;
+    const visible = (el) => {
+      const style = getComputedStyle(el);
+      return style.display !== "none" && style.visibility !== "hidden";
+    };
+    const kids = document.body ? document.body.children : [];
+    for (let i = 0; i < kids.length; i++) {
+      const el = kids[i];
+      if (el.tagName === "MAIN") {
+        for (const inner of el.querySelectorAll("*")) {
+          if (inst && inner === inst.canvas) continue;
+          if (inner.tagName !== "CANVAS" || visible(inner)) return false;
+        }
+      } else if (!(inst && el === inst.canvas) && (el.tagName !== "CANVAS" || visible(el))) {
+        return false;
+      }
+    }
+    return true;
+  };
+
   const finish = (status, detail) => {
     if (!job || job.finished) return;
+    if (status === "done" && !pageIsClean()) {
+      job.violations[job.violations.length] = {
+        code: "forbidden_api", line: null,
+        message: "the page was changed outside the canvas (DOM or CSS): " + config.codes.forbidden_api,
+      };
+      status = "error";
+    }
     job.finished = true;
     const inst = job.instance;
     if (inst) inst._loop = false;
@@ -328,6 +375,19 @@
       resolve: resolveJob, scriptUrl: spec.scriptUrl, prefixLines: spec.prefixLines, hasDraw: false,
     };
     try {
+      // The sketch must parse on its own: then it cannot close the factory we wrap it in.
+      try {
+        acornParse(spec.source, { ecmaVersion: "latest", sourceType: "script" });
+      } catch (err) {
+        const loc = err && err.loc;
+        job.violations[job.violations.length] = {
+          code: "syntax_error", line: loc ? loc.line : null,
+          message: `SyntaxError: ${String(err && err.message).replace(/ \(\d+:\d+\)$/, "")}` +
+            (loc ? ` (line ${loc.line}, column ${loc.column + 1})` : ""),
+        };
+        finish("error");
+        return await finished;
+      }
       await resetP5();
       prngState = spec.seed | 0;
       // Load p5.brush afresh; its hooks count as brush (API) work.
@@ -428,5 +488,20 @@
     for (const hook in p5.lifecycleHooks) pristineHooks[hook] = p5.lifecycleHooks[hook].length;
   });
 
-  defineProperty(window, API_NAME, { value: Object.freeze({ run, ping }), configurable: false, writable: false, enumerable: false });
+  // Every other global of this page (DOM constructors, window's own properties...).
+  const globals = () => {
+    const p5names = new Set(getOwnPropertyNames(window.p5.prototype));
+    const names = new Set();
+    for (let o = window; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+      for (const n of getOwnPropertyNames(o)) names.add(n);
+    }
+    const out = [];
+    for (const n of names) {
+      if (!/^[A-Za-z_$][\w$]*$/.test(n) || INTRINSICS.has(n) || UNUSABLE.has(n) || p5names.has(n) || n === API_NAME) continue;
+      out[out.length] = n;
+    }
+    return out;
+  };
+
+  defineProperty(window, API_NAME, { value: Object.freeze({ run, ping, globals }), configurable: false, writable: false, enumerable: false });
 })();

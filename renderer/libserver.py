@@ -36,6 +36,7 @@ CSP = "; ".join(
 HARNESS_HTML = b"""<!doctype html>
 <html><head><meta charset="utf-8">
 <style>html,body{margin:0;padding:0;background:#fff;overflow:hidden}canvas{display:block}</style>
+<script src="/lib/acorn.js"></script>
 <script src="/harness.js"></script>
 <script src="/lib/p5.js"></script>
 </head><body></body></html>
@@ -77,6 +78,10 @@ class LibServer:
         self.files = {
             "/harness.html": (HARNESS_HTML, "text/html; charset=utf-8"),
             "/harness.js": ((HERE / "harness.js").read_bytes(), "text/javascript; charset=utf-8"),
+            "/lib/acorn.js": (
+                (nm / "acorn" / "dist" / "acorn.js").read_bytes(),
+                "text/javascript; charset=utf-8",
+            ),
             "/lib/p5.js": (
                 (nm / "p5" / "lib" / "p5.min.js").read_bytes(),
                 "text/javascript; charset=utf-8",

@@ -171,3 +171,57 @@ def test_a_sketch_that_wedges_the_browser_every_time_is_the_sketchs_fault(monkey
         assert r.renderer.stats["browser_restarts"] == 2
         after = r.render((SKETCHES / "trivial.js").read_text(), seed=1)
         assert after.accepted
+
+
+def test_a_hang_under_a_backlog_does_not_restart_the_browser():
+    """The health check used to queue behind waiting jobs and time out, so a busy renderer
+    restarted a healthy browser and killed renders in flight."""
+    import asyncio
+
+    from renderer import RenderConfig, Renderer
+
+    hang = (HERE / "hostile" / "infinite_loop.js").read_text()
+    good = (SKETCHES / "yellow_hibiscus.js").read_text()  # a backlog longer than any timeout
+
+    async def main():
+        async with Renderer(RenderConfig(slots=1, deadline_s=6)) as r:
+            jobs = [r.render(hang, seed=1)] + [
+                r.render(good + f"// {i}\n", seed=i) for i in range(8)
+            ]
+            results = await asyncio.gather(*jobs)
+            return results, dict(r.stats)
+
+    results, stats = asyncio.run(main())
+    assert [v.code for v in results[0].gate.violations] == ["timeout"]
+    assert all(x.accepted and x.infra_error is None for x in results[1:])
+    assert stats["browser_restarts"] == 0
+
+
+def test_a_page_that_navigates_mid_render_is_not_an_infra_error():
+    """If the page unloads under a job while the browser is fine, it is the sketch's doing:
+    no browser restart (which would kill every other render in flight), no infra error."""
+    import threading
+    import time as _time
+
+    from renderer import RenderConfig, SyncRenderer
+
+    with SyncRenderer(RenderConfig(slots=1)) as r:
+        inner = r.renderer
+        outcome = {}
+        # Many slow frames, so the reload lands between two of them.
+        looping = (
+            "function setup() { createCanvas(600, 600, WEBGL); }\n"
+            "function draw() { translate(-width / 2, -height / 2); brush.noStroke();\n"
+            "  brush.fill('#e2583e', 200); brush.circle(300, 300, 220); }\n"
+        )
+        worker = threading.Thread(target=lambda: outcome.update(result=r.render(looping, seed=2)))
+        worker.start()
+        _time.sleep(1.0)
+        (page,) = [p for c in inner._browser.contexts for p in c.pages]
+        r._call(page.evaluate("() => { location.reload(); }"))
+        worker.join(60)
+        result = outcome["result"]
+        assert result.infra_error is None
+        assert [v.code for v in result.gate.violations] == ["forbidden_api"]
+        assert inner.stats["browser_restarts"] == 0
+        assert r.render((SKETCHES / "trivial.js").read_text(), seed=3).accepted
