@@ -228,7 +228,16 @@ class Renderer:
         slot = _Slot(context, page, self._generation)
         page.on("console", lambda msg: slot.console.append(f"{msg.type}: {msg.text}"[:500]))
         await page.goto(f"{self._server.origin}/harness.html#{self._api}", wait_until="load")
+        if self._shadowed:
+            await self._configure(slot)
         return slot
+
+    async def _configure(self, slot: _Slot) -> None:
+        """Hand the page its tripwires once, rather than the whole list with every job."""
+        pairs = [list(pair) for pair in self._shadowed]
+        await slot.page.evaluate(
+            "([api, pairs]) => window[api].configure(pairs)", [self._api, pairs]
+        )
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -344,7 +353,6 @@ class Renderer:
             "source": source,  # parsed on its own first, so it cannot close our wrapper
             "scriptUrl": url,
             "prefixLines": PREFIX_LINES,
-            "shadowed": [list(pair) for pair in self._shadowed],
             "config": self._page_config(brush_methods),
         }
         slot.console.clear()

@@ -364,7 +364,14 @@
     if (lastScript) { lastScript.remove(); lastScript = null; }
   };
 
-  const SHADOWED = {};
+  // Tripwires for the sketch factory's parameters, in order; set once per page by Python.
+  let shadowArgs = [];
+  const configure = (shadowed) => {
+    const made = [];
+    for (const [name, code] of shadowed) made[made.length] = tripwire(name, code);
+    shadowArgs = made;
+    return made.length;
+  };
 
   const run = async (spec) => {
     config = spec.config;
@@ -417,10 +424,7 @@
       if (typeof sketchFactory !== "function") { fail(new Error("the sketch script did not load")); return await finished; }
 
       const args = [brushView];
-      for (const [name, code] of spec.shadowed) {
-        if (!SHADOWED[name]) SHADOWED[name] = tripwire(name, code);
-        args[args.length] = SHADOWED[name];
-      }
+      for (let i = 0; i < shadowArgs.length; i++) args[i + 1] = shadowArgs[i];
       let entry;
       mode = USER;
       try { entry = apply(sketchFactory, undefined, args); } catch (err) { mode = OTHER; fail(err); return await finished; }
@@ -503,5 +507,5 @@
     return out;
   };
 
-  defineProperty(window, API_NAME, { value: Object.freeze({ run, ping, globals }), configurable: false, writable: false, enumerable: false });
+  defineProperty(window, API_NAME, { value: Object.freeze({ run, ping, globals, configure }), configurable: false, writable: false, enumerable: false });
 })();
