@@ -125,7 +125,7 @@ def _parse_outcome(raw: Any) -> dict[str, Any]:
     """The harness answers with a JSON string; anything else means the sketch broke the page."""
     try:
         outcome = json.loads(raw)
-        if isinstance(outcome, dict) and outcome.get("status") in ("done", "error"):
+        if isinstance(outcome, dict) and outcome.get("status") in ("done", "error", "infra"):
             return outcome
     except (TypeError, ValueError):
         pass
@@ -203,19 +203,19 @@ class Renderer:
         )
         self.lib_versions["chromium"] = self._browser.version
         self._health = None
-        for _ in range(self.config.slots):
-            await self._slots.put(await self._new_slot())
         # Every global the page has beyond JS's own and p5's is hidden from sketches: DOM
         # constructors (Text, Option, Range...) would otherwise lead back to `document`.
-        slot = await self._slots.get()
-        try:
-            page_globals = await slot.page.evaluate("(api) => window[api].globals()", self._api)
-        finally:
-            self._slots.put_nowait(slot)
+        self._shadowed = []
+        first = await self._new_slot()
+        page_globals = await first.page.evaluate("(api) => window[api].globals()", self._api)
         known = {name for name, _ in SHADOWED}
         self._shadowed = list(SHADOWED) + [
             (n, "forbidden_api") for n in page_globals if n not in known
         ]
+        await self._configure(first)
+        await self._slots.put(first)
+        for _ in range(self.config.slots - 1):
+            await self._slots.put(await self._new_slot())
 
     async def _new_slot(self) -> _Slot:
         context = await self._browser.new_context(
@@ -351,6 +351,7 @@ class Renderer:
         spec = {
             "seed": seed & 0x7FFFFFFF,
             "source": source,  # parsed on its own first, so it cannot close our wrapper
+            "shadowCount": len(self._shadowed),
             "scriptUrl": url,
             "prefixLines": PREFIX_LINES,
             "config": self._page_config(brush_methods),
@@ -363,6 +364,10 @@ class Renderer:
                 timeout=deadline_s,
             )
             outcome = _parse_outcome(raw)
+            if outcome["status"] == "infra":  # our harness, not the sketch: fix the page, retry
+                await self._configure(slot)
+                healthy = True
+                raise InfraError(f"harness: {outcome.get('detail')}")
             png = None
             if outcome["status"] == "done" and not outcome["violations"]:
                 png = await asyncio.wait_for(

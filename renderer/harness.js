@@ -423,6 +423,10 @@
       if (job.scriptError) { finish("error"); return await finished; }
       if (typeof sketchFactory !== "function") { fail(new Error("the sketch script did not load")); return await finished; }
 
+      if (shadowArgs.length !== spec.shadowCount) {  // fail closed: never run a sketch unshadowed
+        finish("infra", `harness not configured (${shadowArgs.length} of ${spec.shadowCount} tripwires)`);
+        return await finished;
+      }
       const args = [brushView];
       for (let i = 0; i < shadowArgs.length; i++) args[i + 1] = shadowArgs[i];
       let entry;

@@ -225,3 +225,18 @@ def test_a_page_that_navigates_mid_render_is_not_an_infra_error():
         assert [v.code for v in result.gate.violations] == ["forbidden_api"]
         assert inner.stats["browser_restarts"] == 0
         assert r.render((SKETCHES / "trivial.js").read_text(), seed=3).accepted
+
+
+def test_an_unconfigured_page_fails_closed_as_an_infra_event():
+    """A page that lost its tripwires must never run a sketch unshadowed; the job is retried."""
+    from renderer import RenderConfig, SyncRenderer
+
+    probe = (HERE / "hostile" / "dom_via_constructor.js").read_text()
+    with SyncRenderer(RenderConfig(slots=1)) as r:
+        inner = r.renderer
+        slot = r._call(inner._slots.get())
+        r._call(slot.page.evaluate("([api]) => window[api].configure([])", [inner._api]))
+        inner._slots.put_nowait(slot)
+        result = r.render(probe, skip_static=True)
+        assert result.infra_error is None  # retried on the reconfigured page
+        assert [v.code for v in result.gate.violations] == ["forbidden_api"]
