@@ -486,13 +486,28 @@
   window.addEventListener("load", () => {
     const p5 = window.p5;
     // Built-ins that the harness, p5 and Playwright rely on cannot be patched by a sketch.
-    for (const target of [Array.prototype, Function.prototype, Reflect, JSON, Object, Promise,
-                          Promise.prototype, String.prototype, Error, Error.prototype]) {
-      Object.freeze(target);
-    }
-    pristineProto = {};
+    // Object.prototype above all: an inherited getter/setter planted there sees every
+    // internal object p5 touches (the instance, the renderer, the GL context) go by.
+    const iterProto = (it) => Object.getPrototypeOf(it);
+    const typedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+    const frozen = [
+      Object.prototype, Function.prototype, Array.prototype, String.prototype, Number.prototype,
+      Boolean.prototype, Symbol.prototype, BigInt.prototype, Date.prototype, RegExp.prototype,
+      Map.prototype, Set.prototype, WeakMap.prototype, WeakSet.prototype, Promise.prototype,
+      ArrayBuffer.prototype, DataView.prototype, typedArrayProto, Object.getPrototypeOf(typedArrayProto),
+      Error.prototype, TypeError.prototype, RangeError.prototype, SyntaxError.prototype,
+      ReferenceError.prototype, EvalError.prototype, URIError.prototype,
+      iterProto([][Symbol.iterator]()), iterProto(iterProto([][Symbol.iterator]())),
+      iterProto(new Map()[Symbol.iterator]()), iterProto(new Set()[Symbol.iterator]()),
+      iterProto(""[Symbol.iterator]()), iterProto("a".matchAll(/a/g)),
+      Object.getPrototypeOf(function* () {}).prototype, Object.getPrototypeOf(function* () {}),
+      Object, Function, Array, String, Number, Boolean, Symbol, Reflect, JSON, Math, Promise,
+      Error, Map, Set, Proxy, Date, RegExp,
+    ];
+    for (const target of frozen) if (target) Object.freeze(target);
+    pristineProto = Object.create(null); // no inherited keys: "constructor" is a p5 name too
     for (const name of getOwnPropertyNames(p5.prototype)) pristineProto[name] = getOwnPropertyDescriptor(p5.prototype, name);
-    pristineHooks = {};
+    pristineHooks = Object.create(null);
     for (const hook in p5.lifecycleHooks) pristineHooks[hook] = p5.lifecycleHooks[hook].length;
   });
 
