@@ -364,9 +364,9 @@ class Renderer:
                 timeout=deadline_s,
             )
             outcome = _parse_outcome(raw)
-            if outcome["status"] == "infra":  # our harness, not the sketch: fix the page, retry
-                await self._configure(slot)
-                healthy = True
+            if outcome["status"] == "infra":  # our harness, not the sketch: a fresh page, retry
+                slot.dead = True  # type: ignore[attr-defined]
+                await self._recycle(slot)
                 raise InfraError(f"harness: {outcome.get('detail')}")
             png = None
             if outcome["status"] == "done" and not outcome["violations"]:

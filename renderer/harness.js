@@ -140,23 +140,83 @@
     finish("error");
   };
 
-  // --- argument hygiene: only plain data reaches p5 or brush ----------------------------
-  const plain = (value, depth) => {
-    const t = typeof value;
-    if (value === null || t === "number" || t === "string" || t === "boolean" || t === "undefined") return true;
+  // --- argument hygiene: only fresh, plain data crosses into p5 or brush -------------------
+  // Arguments are copied while still in the sketch's mode: a getter, Symbol.toPrimitive or a
+  // Proxy inside a sketch's array would otherwise run inside p5/brush, unguarded. Sketches
+  // never hold real p5 objects either: a colour is an opaque handle, a vector plain {x, y, z}.
+  let colourFromCss = null; // p5's original color(), captured before guarding
+  let vectorFrom = null; // p5's original createVector()
+  let colourToCss = null; // p5.Color.prototype.toString, captured at load
+  const colourHandles = new WeakMap(); // handle -> CSS rgba() string
+
+  const isPrimitive = (v) => v === null || (typeof v !== "object" && typeof v !== "function");
+  const copyValue = (value, depth, name, forBrush, inst) => {
+    if (isPrimitive(value)) {
+      if (typeof value === "symbol" || typeof value === "bigint") violate("bad_argument", `${name}() takes numbers, colour strings or arrays`);
+      return value;
+    }
+    const bad = (why) => violate("bad_argument", `${name}() ${why}; pass numbers, colour strings or arrays of them`);
+    if (colourHandles.has(value)) {
+      const css = colourHandles.get(value);
+      return forBrush ? css : apply(colourFromCss, inst, [css]);
+    }
+    if (isArray(value)) {
+      if (depth >= 3) bad("was given arrays nested too deeply");
+      const length = getOwnPropertyDescriptor(value, "length").value;
+      if (!(length <= 100000)) bad("was given a huge array");
+      const out = [];
+      for (let i = 0; i < length; i++) {
+        const d = getOwnPropertyDescriptor(value, i);
+        if (d && !("value" in d)) bad("was given an array with a getter in it");
+        out[i] = copyValue(d ? d.value : undefined, depth + 1, name, forBrush, inst);
+      }
+      return out;
+    }
+    if (!forBrush && inst && typeof value === "object" && !ProxyCheck(value)) {
+      const xyz = [0, 0, 0];
+      let found = 0;
+      ["x", "y", "z"].forEach((k, i) => {
+        const d = getOwnPropertyDescriptor(value, k);
+        if (d && "value" in d && typeof d.value === "number") { xyz[i] = d.value; found++; }
+      });
+      if (found >= 2) return apply(vectorFrom, inst, xyz); // a vector-like {x, y[, z]}
+    }
+    return bad("was given an object or function");
+  };
+  // Proxies cannot be told apart from objects; a plain vector-like object must have an
+  // ordinary prototype, which reading it through a Proxy's trap would not prove, so only
+  // objects whose prototype is Object.prototype or null qualify.
+  const ObjectProto = Object.prototype;
+  const ProxyCheck = (value) => {
+    const proto = Object.getPrototypeOf(value);
+    return proto !== ObjectProto && proto !== null;
+  };
+  const copyArgs = (args, name, forBrush, inst) => {
+    const out = [];
+    for (let i = 0; i < args.length; i++) out[i] = copyValue(args[i], 0, name, forBrush, inst);
+    return out;
+  };
+  // What the sketch may receive back: data, colour handles and vector copies, never internals.
+  const sanitise = (value, depth = 0) => {
+    if (isPrimitive(value)) return value;
+    const P5 = window.p5;
     if (isArray(value) && depth < 3) {
-      for (let i = 0; i < value.length; i++) if (!plain(value[i], depth + 1)) return false;
-      return true;
+      const out = [];
+      for (let i = 0; i < value.length; i++) out[i] = sanitise(value[i], depth + 1);
+      return out;
     }
-    return !!(window.p5 && (value instanceof window.p5.Color || value instanceof window.p5.Vector));
-  };
-  const checkArgs = (args, name) => {
-    for (let i = 0; i < args.length; i++) {
-      if (!plain(args[i], 0)) violate("bad_argument", `${name}() was given an object or function; pass numbers, colour strings or arrays`);
+    if (P5 && value instanceof P5.Color) {
+      const css = apply(colourToCss, value, ["rgba"]);
+      const text = () => css;
+      const handle = Object.freeze(Object.create(null, {
+        toString: { value: text }, valueOf: { value: text }, [Symbol.toPrimitive]: { value: text },
+      }));
+      colourHandles.set(handle, css);
+      return handle;
     }
+    if (P5 && value instanceof P5.Vector) return { x: value.x, y: value.y, z: value.z };
+    return undefined;
   };
-  // What the sketch may receive back: data, colours and vectors, never internals.
-  const sanitise = (value) => (plain(value, 0) ? value : undefined);
 
   // --- p5 prototype guard ------------------------------------------------------------------
   let pristineProto = null; // descriptors of p5.prototype before any job touched it
@@ -186,6 +246,8 @@
       const desc = getOwnPropertyDescriptor(proto, name);
       if (!desc || typeof desc.value !== "function") continue;
       const original = desc.value;
+      if (name === "color") colourFromCss = original;
+      if (name === "createVector") vectorFrom = original;
       const category = categorise(name);
       const painting = category === "p5_primitive" || category === "text" || category === "pixel_write" || category === "offscreen_buffer";
       let guarded;
@@ -209,10 +271,10 @@
         guarded = function () {
           if (mode === USER) {
             if (category !== "helper") violate(category, `${name}() is not allowed: ` + config.codes[category]);
-            checkArgs(arguments, name);
+            const safe = copyArgs(arguments, name, false, this);
             const prev = mode;
             mode = API;
-            try { return sanitise(apply(original, this, arguments)); } finally { mode = prev; }
+            try { return sanitise(apply(original, this, safe)); } finally { mode = prev; }
           }
           // Painting from anywhere but inside brush (e.g. a promise callback) is a violation.
           if (painting && mode !== API && job && !job.finished) violate(category, `${name}() was called outside the brush API`);
@@ -234,10 +296,10 @@
       const painting = !!config.paintingCalls[name];
       allowed[name] = function () {
         if (mode !== USER) violate("async_sketch", `brush.${name}() was called from a callback, timer or promise; draw everything synchronously in setup() or draw()`);
-        checkArgs(arguments, "brush." + name);
+        const safe = copyArgs(arguments, "brush." + name, true, job.instance);
         if (painting) job.paints++;
         mode = API;
-        try { apply(original, real, arguments); } finally { mode = USER; }
+        try { apply(original, real, safe); } finally { mode = USER; }
         return undefined; // never hand internals (plots, polygons) to the sketch
       };
     }
@@ -413,7 +475,11 @@
           }
         }]);
       };
-      try { await loadScript("/lib/p5.brush.js"); } finally { window.p5.registerAddon = register; }
+      try {
+        (await loadScript("/lib/p5.brush.js")).remove(); // it has run; keep <head> from growing
+      } finally {
+        window.p5.registerAddon = register;
+      }
       window.p5.registerAddon(function refpoolDone(p5, fn, lifecycles) { doneAddon(p5, fn, lifecycles); });
       guardP5();
       const brushView = makeBrush();
@@ -485,6 +551,7 @@
 
   window.addEventListener("load", () => {
     const p5 = window.p5;
+    colourToCss = p5.Color.prototype.toString;
     // Built-ins that the harness, p5 and Playwright rely on cannot be patched by a sketch.
     // Object.prototype above all: an inherited getter/setter planted there sees every
     // internal object p5 touches (the instance, the renderer, the GL context) go by.

@@ -37,13 +37,17 @@ def test_reference_sketches_are_accepted(renderer, name):
 @pytest.mark.parametrize("path", HOSTILE, ids=[p.stem for p in HOSTILE])
 def test_hostile_corpus_is_rejected_with_the_right_code(renderer, path):
     source = path.read_text()
-    expected = re.search(r"expect: ([\w|]+)", source).group(1).split("|")
+    defused = re.search(r"expect: defused<([\d.]+)", source)
+    expected = [] if defused else re.search(r"expect: ([\w|]+)", source).group(1).split("|")
     runtime_only = "runtime-only" in source
     if runtime_only:
         # Written to slip past the text checks: the page itself must stop it.
         assert static_check(source) == [], "this sketch was meant to pass the static pass"
     result = renderer.render(source, seed=1, deadline_s=5, skip_static=runtime_only)
     assert result.infra_error is None
+    if defused:  # the attack is neutralised: whatever is accepted carries no forbidden paint
+        assert not result.accepted or result.gate.coverage < float(defused.group(1))
+        return
     assert not result.accepted
     codes = [v.code for v in result.gate.violations]
     assert set(codes) & set(expected), (codes, result.gate.violations)
