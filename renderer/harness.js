@@ -277,7 +277,8 @@
             try { return sanitise(apply(original, this, safe)); } finally { mode = prev; }
           }
           // Painting from anywhere but inside brush (e.g. a promise callback) is a violation.
-          if (painting && mode !== API && job && !job.finished) violate(category, `${name}() was called outside the brush API`);
+          // Also after the frame is done: nothing may paint between "done" and the capture.
+          if (painting && mode !== API) violate(category, `${name}() was called outside the brush API`);
           return apply(original, this, arguments);
         };
       }
