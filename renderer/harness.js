@@ -573,6 +573,20 @@
       Error, Map, Set, Proxy, Date, RegExp,
     ];
     for (const target of frozen) if (target) Object.freeze(target);
+    // Lock the global bindings too: frozen objects are no use if a sketch can say
+    // `Math = fake` and have p5.brush call its functions mid-brush.
+    for (const name of INTRINSICS) {
+      const desc = getOwnPropertyDescriptor(window, name);
+      if (!desc) continue;
+      const value = window[name];
+      if (value !== null && (typeof value === "object" || typeof value === "function")) {
+        Object.freeze(value);
+        if (typeof value === "function" && value.prototype) Object.freeze(value.prototype);
+      }
+      if (desc.configurable) {
+        defineProperty(window, name, { value, writable: false, configurable: false, enumerable: desc.enumerable });
+      }
+    }
     pristineProto = Object.create(null); // no inherited keys: "constructor" is a p5 name too
     for (const name of getOwnPropertyNames(p5.prototype)) pristineProto[name] = getOwnPropertyDescriptor(p5.prototype, name);
     pristineHooks = Object.create(null);
