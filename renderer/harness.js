@@ -550,6 +550,46 @@
     },
   });
 
+  // Second line of defence: should a sketch ever get hold of a WebGL or 2D context or a DOM
+  // node, using it from its own code still trips. (p5 and brush call these outside USER mode.)
+  const guardNative = (proto, names, code) => {
+    if (!proto) return;
+    for (const name of names) {
+      const desc = getOwnPropertyDescriptor(proto, name);
+      if (!desc) continue;
+      const trip = `${name} is not available to sketches: ` + "painting or changing the page by any route but the brush API";
+      if (typeof desc.value === "function") {
+        const original = desc.value;
+        desc.value = function () {
+          if (mode === USER) violate(code, trip);
+          return apply(original, this, arguments);
+        };
+      } else {
+        if (desc.get) { const g = desc.get; desc.get = function () { if (mode === USER) violate(code, trip); return apply(g, this, []); }; }
+        if (desc.set) { const st = desc.set; desc.set = function (v) { if (mode === USER) violate(code, trip); return apply(st, this, [v]); }; }
+      }
+      defineProperty(proto, name, desc);
+    }
+  };
+  const GL_CALLS = ["clear", "clearColor", "drawArrays", "drawElements", "drawArraysInstanced",
+    "drawElementsInstanced", "drawRangeElements", "texImage2D", "texSubImage2D", "blitFramebuffer",
+    "readPixels", "bufferData", "bufferSubData", "useProgram", "bindFramebuffer", "scissor",
+    "viewport", "enable", "disable", "colorMask", "clearBufferfv"];
+  guardNative(window.WebGL2RenderingContext && WebGL2RenderingContext.prototype, GL_CALLS, "raw_webgl");
+  guardNative(window.WebGLRenderingContext && WebGLRenderingContext.prototype, GL_CALLS, "raw_webgl");
+  const CTX_CALLS = ["fill", "fillRect", "stroke", "strokeRect", "clearRect", "drawImage", "putImageData",
+    "fillText", "strokeText", "getImageData"];
+  guardNative(window.CanvasRenderingContext2D && CanvasRenderingContext2D.prototype, CTX_CALLS, "raw_webgl");
+  guardNative(window.OffscreenCanvasRenderingContext2D && OffscreenCanvasRenderingContext2D.prototype, CTX_CALLS, "raw_webgl");
+  guardNative(HTMLCanvasElement.prototype, ["getContext", "toDataURL", "toBlob"], "raw_webgl");
+  guardNative(Node.prototype, ["appendChild", "insertBefore", "replaceChild", "removeChild", "textContent", "ownerDocument"], "forbidden_api");
+  guardNative(Element.prototype, ["append", "prepend", "after", "before", "replaceWith", "remove", "setAttribute",
+    "innerHTML", "outerHTML", "insertAdjacentHTML", "insertAdjacentElement", "attachShadow"], "forbidden_api");
+  guardNative(HTMLElement.prototype, ["style", "innerText", "hidden"], "forbidden_api");
+  guardNative(Document.prototype, ["createElement", "createElementNS", "querySelector", "querySelectorAll",
+    "getElementById", "getElementsByTagName", "write", "body", "head", "defaultView", "styleSheets"], "forbidden_api");
+  guardNative(CSSStyleDeclaration.prototype, ["setProperty", "cssText"], "forbidden_api");
+
   window.addEventListener("load", () => {
     const p5 = window.p5;
     colourToCss = p5.Color.prototype.toString;
