@@ -2,19 +2,25 @@
 
     python app.py [--host 127.0.0.1] [--port 7860] [--auth] [--blind] [--curator NAME]
 
-Data comes from $REFPOOL_HOME (default ./refpool-data). The same studio is behind
-`refpool studio`. Tests import `build_app` and `make_services` from here.
+`build_app(services) -> gr.Blocks` composes the rating studio (curation/) with the Pool tab
+(pool/); `launch` decides whether login is needed and starts it. Data comes from
+$REFPOOL_HOME (default ./refpool-data). The same studio is behind `refpool studio`.
 """
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import time
 
+import gradio as gr
+
 from curation.cli import studio_arguments
+from curation.curators import authenticate, list_curators
 from curation.studio import Services, Settings
-from curation.ui import build_app, launch
-from pool.store import Store
+from curation.ui import STATIC, build_studio
+from pool.studio_tab import add_pool_tab
+from refpool.store import Store
 
 __all__ = ["build_app", "launch", "make_services", "main", "studio_arguments"]
 
@@ -24,11 +30,66 @@ def make_services(store: Store | None = None, **settings) -> Services:
     return Services(store=store or Store.open(), settings=Settings(**settings))
 
 
+def build_app(services: Services) -> gr.Blocks:
+    """The whole studio: Rate, Grid and Agreement tabs, then the Pool tab."""
+    return build_studio(services, extra_tabs=[add_pool_tab])
+
+
+def is_loopback(host: str) -> bool:
+    if host in ("localhost", ""):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def launch(
+    services: Services,
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    require_auth: bool = False,
+    prevent_thread_lock: bool = False,
+    quiet: bool = False,
+) -> tuple[gr.Blocks, str]:
+    """Launch the studio; login is required when `require_auth` or the host is not loopback.
+
+    Returns (demo, url).
+    """
+    exposed = require_auth or not is_loopback(host)
+    if exposed:
+        if not any(c["has_password"] for c in list_curators(services.store)):
+            raise SystemExit(
+                "the studio is exposed (non-loopback host or --auth) but no curator has a"
+                " password: add one with `refpool curators add NAME --password-env VAR`"
+            )
+        services.settings.auth = True
+    demo = build_app(services)
+    _, url, _ = demo.launch(
+        server_name=host,
+        server_port=port,
+        auth=(lambda u, p: authenticate(services.store, u, p)) if exposed else None,
+        auth_message="Log in with your refpool curator account." if exposed else None,
+        prevent_thread_lock=prevent_thread_lock,
+        quiet=quiet,
+        js=(STATIC / "studio.js").read_text("utf-8"),
+        css=(STATIC / "studio.css").read_text("utf-8"),
+        footer_links=["api"],
+    )
+    return demo, url
+
+
 def main(args: argparse.Namespace) -> int:
     services = make_services(blind=args.blind, default_curator=args.curator, target=args.target)
     print(f"refpool studio on {services.store.home}", flush=True)
-    _, url = launch(services, host=args.host, port=args.port, require_auth=args.auth, quiet=True,
-                    prevent_thread_lock=True)  # fmt: skip
+    _, url = launch(
+        services,
+        host=args.host,
+        port=args.port,
+        require_auth=args.auth,
+        quiet=True,
+        prevent_thread_lock=True,
+    )
     print(f"studio running at {url}  (Ctrl+C to stop)", flush=True)
     try:
         while True:

@@ -24,8 +24,8 @@ from generators.analysis import analyse_path  # noqa: E402
 from generators.batch import format_summary, generate_async  # noqa: E402
 from generators.loopback import LoopbackOpenAI, models_file  # noqa: E402
 from generators.procedural import generate_program  # noqa: E402
-from pool.photos import import_folder  # noqa: E402
-from pool.store import Store  # noqa: E402
+from refpool.intake.photos import import_folder  # noqa: E402
+from refpool.store import Store  # noqa: E402
 from renderer import RenderConfig, Renderer  # noqa: E402
 
 
@@ -40,7 +40,7 @@ def fresh_store(tag: str) -> Store:
     home = Path(tempfile.mkdtemp(prefix=f"refpool-bench-{tag}-"))
     os.environ["REFPOOL_HOME"] = str(home)
     store = Store(home)
-    import_folder(store, ROOT / "pool" / "samples")
+    import_folder(store, ROOT / "refpool" / "intake" / "samples")
     return store
 
 
@@ -101,7 +101,7 @@ def main() -> None:
 def loopback_run(args, latency: float) -> tuple[float, float, float]:
     """(wall s, total model latency s, sum of render times s) for one loopback batch."""
     store = fresh_store(f"loopback{latency:g}")
-    sample = analyse_path(str(ROOT / "pool" / "samples" / "dahlia_vultilion_6056698931.jpg"))
+    sample = analyse_path(str(ROOT / "refpool" / "intake" / "samples" / "dahlia_vultilion_6056698931.jpg"))
     counter = iter(range(10**6))
 
     def reply(body: dict) -> dict:

@@ -29,8 +29,8 @@ from curation.ratings import record_rating  # noqa: E402
 from pool.export import export_version  # noqa: E402
 from pool.report import write_report  # noqa: E402
 from pool.selection import build_pool, save_draft  # noqa: E402
-from pool.store import Store  # noqa: E402
 from pool.versions import release  # noqa: E402
+from refpool.store import Store  # noqa: E402
 
 
 def painting(seed: int, size: int = 600) -> bytes:

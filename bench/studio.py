@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from tqdm import tqdm  # noqa: E402
 
+from app import launch  # noqa: E402
 from curation.studio import Services, Settings  # noqa: E402
-from curation.ui import launch  # noqa: E402
-from pool.store import Store  # noqa: E402
+from refpool.store import Store  # noqa: E402
 
 FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

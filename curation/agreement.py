@@ -11,9 +11,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from contracts import TIERS
 from curation.ratings import final_tier, live_ratings
-from pool.store import Store
+from refpool.contracts import TIERS
+from refpool.store import Store
 
 
 def cohen_kappa(a: list[str], b: list[str], categories: tuple[str, ...] = TIERS) -> float | None:

@@ -1,4 +1,4 @@
-"""`refpool studio | rate | ratings | curators`: thin shells over curation/."""
+"""`refpool rate | ratings | curators`: thin shells over curation/ (and the studio's options)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import os
 import sys
 from pathlib import Path
 
-from contracts import TIERS
 from curation.curators import add_curator, check_name, list_curators
 from curation.ratings import record_rating
 from curation.transfer import FORMATS, export_ratings, import_ratings
-from pool.store import Store
+from refpool.contracts import TIERS
+from refpool.store import Store
 
 
 def studio_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -32,18 +32,7 @@ def studio_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
     return parser
 
 
-def _studio(args: argparse.Namespace) -> int:
-    import app  # gradio is heavy: only load it for the studio itself
-
-    return app.main(args)
-
-
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("studio", help="open the curation studio in the browser (Gradio)",
-                       description="Open the keyboard-first curation studio on $REFPOOL_HOME.")  # fmt: skip
-    studio_arguments(p)
-    p.set_defaults(func=_studio)
-
     p = sub.add_parser("rate", help="record one rating from a script",
                        description="Record one rating (committed before this returns).")  # fmt: skip
     p.add_argument("candidate_id", type=int, help="the candidate's id")

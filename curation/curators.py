@@ -11,7 +11,7 @@ import hmac
 import os
 import re
 
-from pool.store import Store
+from refpool.store import Store
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}

@@ -13,7 +13,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 
 from curation.ratings import final_tier, live_ratings, my_latest
-from pool.store import Store
+from refpool.store import Store
 
 TIER_FILTERS = ("love", "okay", "reject", "unrated")
 

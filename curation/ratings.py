@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from contracts import TIERS
-from pool.store import Store
+from refpool.contracts import TIERS
+from refpool.store import Store
 
 RATABLE = (*TIERS, "skip")
 
@@ -111,31 +111,24 @@ def undo_last(store: Store, curator: str) -> list[dict]:
     Returns the rows undone ({id, candidate_id, tier}), newest first; [] when nothing is left.
     Undo is a flag, never a delete, so the log keeps every decision.
     """
-    with store.write_lock:
-        db = store.db
-        db.execute("BEGIN IMMEDIATE")  # two tabs pressing z at once undo two rows, not one twice
-        try:
-            row = db.execute(
-                "SELECT id, candidate_id, tier, source FROM ratings"
-                " WHERE curator = ? AND undone = 0 ORDER BY id DESC LIMIT 1",
-                (curator,),
-            ).fetchone()
-            if row is None:
-                db.execute("COMMIT")
-                return []
-            if row["source"].startswith("grid:"):
-                rows = db.execute(
-                    "SELECT id, candidate_id, tier FROM ratings"
-                    " WHERE curator = ? AND undone = 0 AND source = ? ORDER BY id DESC",
-                    (curator, row["source"]),
-                ).fetchall()
-            else:
-                rows = [row]
-            db.executemany("UPDATE ratings SET undone = 1 WHERE id = ?", [(r["id"],) for r in rows])
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
+    # One IMMEDIATE transaction: two tabs pressing z at once undo two rows, not one twice.
+    with store.transaction() as db:
+        row = db.execute(
+            "SELECT id, candidate_id, tier, source FROM ratings"
+            " WHERE curator = ? AND undone = 0 ORDER BY id DESC LIMIT 1",
+            (curator,),
+        ).fetchone()
+        if row is None:
+            return []
+        if row["source"].startswith("grid:"):
+            rows = db.execute(
+                "SELECT id, candidate_id, tier FROM ratings"
+                " WHERE curator = ? AND undone = 0 AND source = ? ORDER BY id DESC",
+                (curator, row["source"]),
+            ).fetchall()
+        else:
+            rows = [row]
+        db.executemany("UPDATE ratings SET undone = 1 WHERE id = ?", [(r["id"],) for r in rows])
     return [{"id": r["id"], "candidate_id": r["candidate_id"], "tier": r["tier"]} for r in rows]
 
 

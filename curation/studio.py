@@ -25,7 +25,7 @@ from curation.ratings import (
     set_note,
     undo_last,
 )
-from pool.store import Store
+from refpool.store import Store
 
 THUMB_SIZE = 192
 

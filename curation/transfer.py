@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from curation.ratings import RATABLE, final_tiers, my_latest, record_rating
-from pool.store import Store
+from refpool.store import Store
 
 FORMATS = ("csv", "json", "published")
 FROM_PUBLISHED = {"love": "love", "okay": "okay", "nope": "reject", "meh": "skip"}

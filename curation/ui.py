@@ -1,4 +1,6 @@
-"""The studio's Gradio wiring: `build_app(services) -> gr.Blocks` and `launch(...)`.
+"""The rating studio's Gradio wiring: `build_studio(services, extra_tabs) -> gr.Blocks`.
+
+app.py composes it with the later stages' tabs (`build_app`) and launches it.
 
 Handlers only translate between components and curation/studio.py, and format with
 curation/views.py. Keys live in static/studio.js: they click hidden buttons whose `js` hook
@@ -8,14 +10,14 @@ reads the candidate on screen, so a rating always applies to what the curator sa
 from __future__ import annotations
 
 import functools
-import ipaddress
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import gradio as gr
 
-from curation import pool_view, studio, views
+from curation import studio, views
 from curation.agreement import agreement_report
-from curation.curators import authenticate, list_curators
+from curation.curators import list_curators
 from curation.queue import Filters
 from curation.studio import Services
 
@@ -62,7 +64,10 @@ def filter_choices(services: Services) -> dict[str, list]:
     return {"photo": photos, "model": models, "round": rounds, "curator": curators}
 
 
-def build_app(services: Services) -> gr.Blocks:
+def build_studio(
+    services: Services, extra_tabs: Sequence[Callable[[Services], None]] = ()
+) -> gr.Blocks:
+    """The rating studio's Blocks; each of `extra_tabs` adds a tab inside its `gr.Tabs`."""
     settings = services.settings
     gr.set_static_paths([str(p) for p in studio.static_dirs(services.store)])
 
@@ -161,16 +166,6 @@ def build_app(services: Services) -> gr.Blocks:
         """Cohen's and Fleiss' kappa, confusion matrices, disagreements."""
         return views.agreement_html(agreement_report(services.store), settings.blind)
 
-    def build_draft(
-        target: float | None,
-        love_fraction: float | None,
-        max_per_photo: float | None,
-        max_per_model: float | None,
-    ) -> tuple[str, str]:
-        """Build and save a draft pool (as `refpool pool build`); its counts and diversity report."""
-        v = pool_view.build_draft(services, target, love_fraction, max_per_photo, max_per_model)
-        return views.pool_html(v), views.pool_report_html(v)
-
     def init(request: gr.Request):
         """On page load: who is curating (login, ?curator=, or the default) and their view."""
         claimed = request.query_params.get("curator") if request else None
@@ -241,36 +236,8 @@ def build_app(services: Services) -> gr.Blocks:
             with gr.Tab("Agreement", id="agreement") as agree_tab:
                 agree_btn = gr.Button("Refresh", elem_id="rp-agree-btn")
                 agree_view = gr.HTML(elem_id="rp-agree-wrap")
-            with gr.Tab("Pool", id="pool"):
-                with gr.Row():
-                    p_target = gr.Number(
-                        settings.target, label="Target size", precision=0,
-                        elem_id="rp-pool-target",
-                    )  # fmt: skip
-                    p_love = gr.Slider(
-                        0,
-                        1,
-                        value=0.5,
-                        step=0.05,
-                        label="Love fraction",
-                        elem_id="rp-pool-fraction",
-                    )
-                    p_photo = gr.Number(
-                        0, label="Max per photo (0: no cap)", precision=0,
-                        elem_id="rp-pool-per-photo",
-                    )  # fmt: skip
-                    p_model = gr.Number(
-                        0, label="Max per model (0: no cap)", precision=0,
-                        elem_id="rp-pool-per-model",
-                    )  # fmt: skip
-                pool_btn = gr.Button("Build draft", variant="primary", elem_id="rp-pool-btn")
-                pool_view_html = gr.HTML(
-                    views.pool_html(pool_view.PoolView("Press Build draft to choose a pool from"
-                                                       " the rated candidates.")),
-                    elem_id="rp-pool-wrap",
-                )  # fmt: skip
-                gr.Markdown("#### Diversity report")
-                pool_report = gr.HTML(elem_id="rp-pool-report-wrap")
+            for add_tab in extra_tabs:  # e.g. the Pool tab, added by app.py
+                add_tab(services)
 
         # Hidden plumbing for the key handler (kept in the DOM so JS can click them).
         hide = {"visible": "hidden"}
@@ -321,52 +288,4 @@ def build_app(services: Services) -> gr.Blocks:
         )  # fmt: skip
         agree_tab.select(agreement, None, [agree_view], api_name="agreement", **fast)
         agree_btn.click(agreement, None, [agree_view], api_visibility="private", **fast)
-        pool_btn.click(
-            build_draft, [p_target, p_love, p_photo, p_model], [pool_view_html, pool_report],
-            api_name="pool", show_progress="full",
-        )  # fmt: skip
     return demo
-
-
-def is_loopback(host: str) -> bool:
-    if host in ("localhost", ""):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def launch(
-    services: Services,
-    host: str = "127.0.0.1",
-    port: int | None = None,
-    require_auth: bool = False,
-    prevent_thread_lock: bool = False,
-    quiet: bool = False,
-):
-    """Launch the studio; login is required when `require_auth` or the host is not loopback.
-
-    Returns (demo, url).
-    """
-    exposed = require_auth or not is_loopback(host)
-    if exposed:
-        if not any(c["has_password"] for c in list_curators(services.store)):
-            raise SystemExit(
-                "the studio is exposed (non-loopback host or --auth) but no curator has a"
-                " password: add one with `refpool curators add NAME --password-env VAR`"
-            )
-        services.settings.auth = True
-    demo = build_app(services)
-    _, url, _ = demo.launch(
-        server_name=host,
-        server_port=port,
-        auth=(lambda u, p: authenticate(services.store, u, p)) if exposed else None,
-        auth_message="Log in with your refpool curator account." if exposed else None,
-        prevent_thread_lock=prevent_thread_lock,
-        quiet=quiet,
-        js=(STATIC / "studio.js").read_text("utf-8"),
-        css=(STATIC / "studio.css").read_text("utf-8"),
-        footer_links=["api"],
-    )
-    return demo, url

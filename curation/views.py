@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from html import escape
 
-from contracts import TIERS
 from curation.agreement import AgreementReport
-from curation.pool_view import PoolView
 from curation.studio import Grid, Screen
+from refpool.contracts import TIERS
 
 KEYS_HELP = (
     "<b>1</b> love · <b>2</b> okay · <b>3</b> reject · <b>4</b>/<b>space</b> skip · "
@@ -18,26 +17,27 @@ KEYS_HELP = (
 )
 
 
-def _e(value: object) -> str:
+def esc(value: object) -> str:
+    """HTML-escape any value (None as empty), quotes included."""
     return escape("" if value is None else str(value), quote=True)
 
 
 def message_html(message: str, level: str = "info") -> str:
     if not message:
         return '<div class="rp-msg rp-empty"></div>'
-    return f'<div class="rp-msg rp-{_e(level)}" role="status">{_e(message)}</div>'
+    return f'<div class="rp-msg rp-{esc(level)}" role="status">{esc(message)}</div>'
 
 
 def screen_html(s: Screen) -> str:
     """The big view. Data attributes carry what the key handler sends back to the server."""
     d = s.detail
-    prefetch = " ".join(_e(u) for u in s.prefetch)
+    prefetch = " ".join(esc(u) for u in s.prefetch)
     head = (
         f'<div id="rp-view" data-cid="{d.id if d else ""}" data-seen="{d.seen if d else 0}"'
-        f' data-nonce="{s.nonce}" data-prefetch="{prefetch}" data-curator="{_e(s.curator)}"'
-        f' data-next-cid="{s.next_id or ""}" data-next-url="{_e(s.next_url or "")}"'
+        f' data-nonce="{s.nonce}" data-prefetch="{prefetch}" data-curator="{esc(s.curator)}"'
+        f' data-next-cid="{s.next_id or ""}" data-next-url="{esc(s.next_url or "")}"'
         + "".join(
-            f' data-{name}-cid="{cid}" data-{name}-url="{_e(url)}"'
+            f' data-{name}-cid="{cid}" data-{name}-url="{esc(url)}"'
             for name, (cid, url) in (
                 ("fwd", s.neighbours.get("1", (None, None))),
                 ("back", s.neighbours.get("-1", (None, None))),
@@ -51,65 +51,65 @@ def screen_html(s: Screen) -> str:
         p = s.progress
         pct = min(100, round(100 * p.pool / p.target)) if p.target else 0
         top += (
-            f'<div class="rp-progress"><span>{_e(p.text())}</span>'
+            f'<div class="rp-progress"><span>{esc(p.text())}</span>'
             f'<span class="rp-bar"><span style="width:{pct}%"></span></span></div>'
         )
     if d is None:
         return head + top + "</div>"
     render = (
-        f'<img id="rp-img" src="{_e(d.png_url)}" data-cid="{d.id}" alt="render of candidate {d.id}">'
+        f'<img id="rp-img" src="{esc(d.png_url)}" data-cid="{d.id}" alt="render of candidate {d.id}">'
         if d.png_url
-        else f'<div id="rp-img" class="rp-missing" data-cid="{d.id}">{_e(d.png_problem)}</div>'
+        else f'<div id="rp-img" class="rp-missing" data-cid="{d.id}">{esc(d.png_problem)}</div>'
     )
     ph = d.photo
-    credit = " · ".join(_e(x) for x in (ph.get("licence"), ph.get("author")) if x)
+    credit = " · ".join(esc(x) for x in (ph.get("licence"), ph.get("author")) if x)
     link = (
-        f' · <a href="{_e(ph["source_url"])}" target="_blank" rel="noopener noreferrer">source</a>'
+        f' · <a href="{esc(ph["source_url"])}" target="_blank" rel="noopener noreferrer">source</a>'
         if ph.get("source_url", "").startswith(("http://", "https://"))
         else ""
     )
     photo = (
-        f'<img class="rp-photo-img" src="{_e(d.photo_url)}" alt="source photo">'
+        f'<img class="rp-photo-img" src="{esc(d.photo_url)}" alt="source photo">'
         if d.photo_url
-        else f'<div class="rp-missing">{_e(ph.get("problem", "no photo"))}</div>'
+        else f'<div class="rp-missing">{esc(ph.get("problem", "no photo"))}</div>'
     )
     mine = (
-        f'<span class="rp-tier rp-{_e(d.my_tier)}">{_e(d.my_tier)}</span>'
+        f'<span class="rp-tier rp-{esc(d.my_tier)}">{esc(d.my_tier)}</span>'
         if d.my_tier
         else '<span class="rp-tier">unrated</span>'
     )
     others = "".join(
-        f'<span class="rp-other">{_e(name)}: <span class="rp-tier rp-{_e(r["tier"])}">{_e(r["tier"])}</span>'
-        + (f" “{_e(r['note'])}”" if r.get("note") else "")
+        f'<span class="rp-other">{esc(name)}: <span class="rp-tier rp-{esc(r["tier"])}">{esc(r["tier"])}</span>'
+        + (f" “{esc(r['note'])}”" if r.get("note") else "")
         + "</span>"
         for name, r in sorted(d.others.items())
     )
     gate = "passed" if d.accepted else "failed"
     if d.violations:
-        gate += ": " + "; ".join(_e(v.get("code")) for v in d.violations)
+        gate += ": " + "; ".join(esc(v.get("code")) for v in d.violations)
     meta = [
         f"<b>#{d.id}</b> ({s.position}/{s.queue_len})",
         f"gate {gate}",
         f"coverage {d.coverage:.3f}" if d.coverage is not None else "coverage n/a",
-        f"model {_e(d.generator)}" if d.generator is not None else "model hidden (blind)",
+        f"model {esc(d.generator)}" if d.generator is not None else "model hidden (blind)",
         f"round {d.round}",
         f"seed {d.seed}",
         f"you: {mine}",
     ]
-    note = f'<div class="rp-note">your note: {_e(d.my_note)}</div>' if d.my_note else ""
+    note = f'<div class="rp-note">your note: {esc(d.my_note)}</div>' if d.my_note else ""
     history = "".join(
         f'<figure class="rp-stage{" rp-current" if st.id == d.id else ""}" data-rp-goto="{st.id}">'
         + (
-            f'<img src="{_e(st.thumb_url)}" alt="round {st.round}">'
+            f'<img src="{esc(st.thumb_url)}" alt="round {st.round}">'
             if st.thumb_url
             else '<div class="rp-missing">no render</div>'
         )
         + f"<figcaption><b>round {st.round}</b> #{st.id}{'' if st.accepted else ' (failed gate)'}"
-        + f"<br>{_e(st.critique) or '<i>no critique</i>'}</figcaption></figure>"
+        + f"<br>{esc(st.critique) or '<i>no critique</i>'}</figcaption></figure>"
         for st in d.history
     )
     program = (
-        f"<details class='rp-program'><summary>Program</summary><pre><code>{_e(d.program)}</code></pre></details>"
+        f"<details class='rp-program'><summary>Program</summary><pre><code>{esc(d.program)}</code></pre></details>"
         if d.program is not None
         else "<div class='rp-program'>program not available</div>"
     )
@@ -118,7 +118,7 @@ def screen_html(s: Screen) -> str:
         + top
         + '<div class="rp-main">'
         + f'<figure class="rp-render">{render}</figure>'
-        + f'<figure class="rp-photo">{photo}<figcaption>{_e(ph.get("file_name"))}<br>{credit}{link}</figcaption></figure>'
+        + f'<figure class="rp-photo">{photo}<figcaption>{esc(ph.get("file_name"))}<br>{credit}{link}</figcaption></figure>'
         + "</div>"
         + f'<div class="rp-meta">{" · ".join(meta)}</div>'
         + (f'<div class="rp-others">{others}</div>' if others else "")
@@ -132,19 +132,19 @@ def screen_html(s: Screen) -> str:
 
 def grid_html(g: Grid) -> str:
     tiles = "".join(
-        f'<figure class="rp-tile" data-cid="{t.id}" data-tier="{_e(t.my_tier or "")}">'
+        f'<figure class="rp-tile" data-cid="{t.id}" data-tier="{esc(t.my_tier or "")}">'
         + (
-            f'<img src="{_e(t.thumb_url)}" loading="lazy" alt="candidate {t.id}">'
+            f'<img src="{esc(t.thumb_url)}" loading="lazy" alt="candidate {t.id}">'
             if t.thumb_url
             else '<div class="rp-missing">missing PNG</div>'
         )
         + f"<figcaption>#{t.id} r{t.round}"
-        + (f" {_e(t.generator)}" if t.generator else "")
-        + (f' <span class="rp-tier rp-{_e(t.my_tier)}">{_e(t.my_tier)}</span>' if t.my_tier else "")
+        + (f" {esc(t.generator)}" if t.generator else "")
+        + (f' <span class="rp-tier rp-{esc(t.my_tier)}">{esc(t.my_tier)}</span>' if t.my_tier else "")
         + "</figcaption></figure>"
         for t in g.tiles
     )
-    progress = f'<div class="rp-progress">{_e(g.progress.text())}</div>' if g.progress else ""
+    progress = f'<div class="rp-progress">{esc(g.progress.text())}</div>' if g.progress else ""
     return (
         f'<div id="rp-grid" data-page="{g.page}" data-pages="{g.pages}">'
         + message_html(g.message, g.level)
@@ -170,8 +170,8 @@ def agreement_html(r: AgreementReport, blind: bool = False) -> str:
             "info",
         )
     rows = "".join(
-        f"<tr><td>{_e(p.a)}</td><td>{_e(p.b)}</td><td>{p.shared}</td>"
-        f'<td class="rp-kappa" data-a="{_e(p.a)}" data-b="{_e(p.b)}">{_k(p.kappa)}</td>'
+        f"<tr><td>{esc(p.a)}</td><td>{esc(p.b)}</td><td>{p.shared}</td>"
+        f'<td class="rp-kappa" data-a="{esc(p.a)}" data-b="{esc(p.b)}">{_k(p.kappa)}</td>'
         f"<td>{'n/a' if p.percent_agree is None else f'{100 * p.percent_agree:.0f}%'}</td></tr>"
         for p in r.pairs
     )
@@ -189,7 +189,7 @@ def agreement_html(r: AgreementReport, blind: bool = False) -> str:
             for i, row in enumerate(p.matrix)
         )
         out += (
-            f"<h4>Confusion: {_e(p.a)} (rows) × {_e(p.b)} (columns)</h4>"
+            f"<h4>Confusion: {esc(p.a)} (rows) × {esc(p.b)} (columns)</h4>"
             f"<table class='rp-table rp-confusion'><tr><th></th>{head}</tr>{body}</table>"
         )
     links = " ".join(f'<a href="#" data-rp-goto="{i}">#{i}</a>' for i in r.disagreements[:200])
@@ -200,79 +200,9 @@ def agreement_html(r: AgreementReport, blind: bool = False) -> str:
     return out
 
 
-def _count_table(title: str, counts: dict[str, int], css: str) -> str:
-    rows = "".join(f"<tr><td>{_e(k)}</td><td>{n}</td></tr>" for k, n in counts.items())
+def count_table(title: str, counts: dict[str, int], css: str) -> str:
+    rows = "".join(f"<tr><td>{esc(k)}</td><td>{n}</td></tr>" for k, n in counts.items())
     return (
-        f'<table class="rp-table rp-{css}"><tr><th>{_e(title)}</th><th>n</th></tr>'
+        f'<table class="rp-table rp-{css}"><tr><th>{esc(title)}</th><th>n</th></tr>'
         f"{rows or '<tr><td colspan=2>none</td></tr>'}</table>"
-    )
-
-
-def pool_html(v: PoolView) -> str:
-    """The draft: counts, warnings, and what was left out by reason (links open the candidate)."""
-    out = f'<div id="rp-pool" data-draft="{v.draft_id or ""}">' + message_html(v.message, v.level)
-    if v.draft_id is None:
-        return out + "</div>"
-    out += (
-        '<table class="rp-table rp-pool-counts"><tr><th>in draft</th><th>love</th><th>okay</th>'
-        f'<th>target</th></tr><tr><td id="rp-pool-total">{v.total}</td>'
-        f'<td id="rp-pool-love">{v.love}</td><td id="rp-pool-okay">{v.okay}</td>'
-        f"<td>{v.target}</td></tr></table>"
-    )
-    if v.warnings:
-        out += '<ul class="rp-pool-warnings">' + "".join(
-            f'<li class="rp-warn">{_e(w)}</li>' for w in v.warnings
-        ) + "</ul>"  # fmt: skip
-    out += (
-        '<div class="rp-pool-tables">'
-        + _count_table("photo", v.per_photo, "pool-photos")
-        + _count_table("model", v.per_model, "pool-models")
-        + "</div>"
-    )
-    left = sum(g.count for g in v.left_out)
-    out += f"<h4>Left out: {left}</h4>"
-    for g in v.left_out:
-        examples = "".join(
-            f'<li><a href="#" data-rp-goto="{cid}">#{cid}</a> {_e(text)}</li>'
-            for cid, text in g.examples
-        )
-        more = f"<li>… {g.count - len(g.examples)} more</li>" if g.count > len(g.examples) else ""
-        out += (
-            f'<details class="rp-leftout" data-reason="{_e(g.reason)}">'
-            f'<summary>{_e(g.label)}: <b class="rp-leftout-n">{g.count}</b></summary>'
-            f"<ul>{examples}{more}</ul></details>"
-        )
-    return out + "</div>"
-
-
-def _metric(value: object) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:g}" if isinstance(value, float) else _e(value)
-
-
-def pool_report_html(v: PoolView) -> str:
-    """Headline numbers, a download link, and the report itself in a sandboxed iframe."""
-    if v.report is None:
-        text = v.report_problem or "Build a draft to see its diversity report."
-        return (
-            '<div id="rp-pool-report">'
-            + message_html(text, "warn" if v.report_problem else "info")
-            + "</div>"
-        )
-    r = v.report
-    rows = "".join(
-        f"<tr><td>{_e(name)}</td><td>{_metric(value)}</td></tr>" for name, value in r.headline
-    )
-    # srcdoc is an attribute, so the whole document is escaped once; sandbox="" gives the
-    # report no scripts, no forms and no access to the studio (it needs none of them).
-    return (
-        '<div id="rp-pool-report">'
-        f'<table class="rp-table rp-pool-headline"><tr><th>metric</th><th>draft {v.draft_id}</th>'
-        f"</tr>{rows}</table>"
-        f'<p><a href="{_e(r.url)}" download="{_e(r.html_path.name)}" target="_blank"'
-        f' rel="noopener">Download the report ({_e(r.html_path.name)})</a>'
-        f" · saved as <code>{_e(r.html_path)}</code></p>"
-        f'<iframe class="rp-report-frame" title="diversity report of draft {v.draft_id}"'
-        f' sandbox="" srcdoc="{_e(r.html)}"></iframe></div>'
     )

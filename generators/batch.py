@@ -19,7 +19,6 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from contracts import Critique, Render, Violation
 from generators import llm
 from generators.analysis import analyse_path
 from generators.coders import (
@@ -32,8 +31,9 @@ from generators.coders import (
     VLMCritic,
     coder_outcome,
 )
-from pool.photos import get_photo, list_photos, photo_file
-from pool.store import Store, sha256_bytes
+from refpool.contracts import Critique, Render, Violation
+from refpool.store import Store, sha256_bytes
+from refpool.store.photos import get_photo, list_photos, photo_file
 
 PROFILE = "reference"
 # unfinished: a rerun tries again (critic_error: only the critique is redone)
@@ -276,7 +276,7 @@ async def _finish(ctx, job, round_, key, program, outcome, call_id, parent_id, e
         render = await _render(ctx.renderer, program, job.seed)
         if render.infra_error:  # our machinery failed, not the program: one more go
             render = await _render(ctx.renderer, program, job.seed)
-        row["render_id"] = store.record_render(render, PROFILE)
+        row["render_id"] = store.record_render(render)
         if render.infra_error:
             row |= {"outcome": "infra_error", "infra_error": render.infra_error}
         else:

@@ -11,10 +11,10 @@ import asyncio
 import json
 from dataclasses import dataclass, field
 
-from contracts import Critique, Photo, Violation
 from generators import critics, llm, procedural
 from generators.analysis import Analysis
-from pool.store import Store
+from refpool.contracts import Critique, Photo, Violation
+from refpool.store import Store
 from renderer import extract_program
 from renderer.profiles import CODES
 

@@ -19,7 +19,6 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from contracts import Critique
 from generators.analysis import (
     ANALYSIS_SIDE,
     Analysis,
@@ -29,6 +28,7 @@ from generators.analysis import (
     srgb_to_oklab,
     to_hex,
 )
+from refpool.contracts import Critique
 from renderer.gate import paint_mask  # one definition of "paint" for gate, critic and pool
 
 SCORE_KEYS = ("fidelity", "watercolour", "composition", "coverage")

@@ -20,8 +20,8 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from contracts import ModelCall
-from pool.store import Store, sha256_bytes
+from refpool.contracts import ModelCall
+from refpool.store import Store, sha256_bytes
 
 MODELS_ENV = "REFPOOL_MODELS"
 REFUSAL = re.compile(

@@ -16,7 +16,7 @@ from pool import metrics as m
 from pool.catalog import PoolItem, load_items
 from pool.features import ImageFeatures, load_features
 from pool.selection import DEFAULT_DUP_THRESHOLD
-from pool.store import Store
+from refpool.store import Store
 
 COVERAGE_BINS = 20  # 0.05 wide, over 0..1
 

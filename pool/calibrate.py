@@ -14,8 +14,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from contracts import Render
 from pool.features import compute_features
+from refpool.contracts import Render
 
 SKETCHES = Path(__file__).resolve().parent.parent / "tests" / "sketches"
 

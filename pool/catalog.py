@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from contracts import OPEN_LICENCES
 from curation.ratings import final_tiers, live_ratings
-from pool.store import Store
+from refpool.contracts import OPEN_LICENCES
+from refpool.store import Store
 
 
 @dataclass(frozen=True)

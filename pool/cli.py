@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from pool.store import Store
+from refpool.store import Store
 
 
 def _fail(message: str) -> int:

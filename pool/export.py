@@ -24,11 +24,11 @@ import yaml
 from datasets import ClassLabel, Dataset, Features, Image, List, Value
 from tqdm import tqdm
 
-from contracts import PoolVersion
 from pool.analysis import analyse, headline
 from pool.catalog import PoolItem, load_items
-from pool.store import Store
 from pool.versions import get_version, version_params
+from refpool.contracts import PoolVersion
+from refpool.store import Store
 
 TIER_NAMES = ["love", "okay"]
 MAX_SHARD_BYTES = 256 * 1024 * 1024

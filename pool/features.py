@@ -23,7 +23,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from pool.metrics import hex_colour
-from pool.store import Store
+from refpool.store import Store
 from renderer.gate import paint_mask
 
 FEATURE_VERSION = 2  # 2: dHash replaced pHash (see pool/calibrate.py)
@@ -132,20 +132,13 @@ def _save(store: Store, feats: list[ImageFeatures]) -> None:
         )
         for f in feats
     ]
-    with store.write_lock:
-        db = store.db
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.executemany(
-                "INSERT OR REPLACE INTO image_features"
-                " (png_sha, version, phash, hue_hist, colour_hist, palette, thumb)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+    with store.transaction() as db:
+        db.executemany(
+            "INSERT OR REPLACE INTO image_features"
+            " (png_sha, version, phash, hue_hist, colour_hist, palette, thumb)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
 
 
 def load_features(

@@ -22,8 +22,8 @@ from pathlib import Path
 from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, constants, get_token
 
 from pool.export import export_version
-from pool.store import Store
 from pool.versions import get_version
+from refpool.store import Store
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 NO_TOKEN = (

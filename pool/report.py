@@ -17,8 +17,8 @@ from pathlib import Path
 
 from pool.analysis import Analysis, analyse, headline
 from pool.selection import DEFAULT_DUP_THRESHOLD
-from pool.store import Store
 from pool.versions import VersionDiff, diff_tiers
+from refpool.store import Store
 
 THUMBS_PER_TIER = 60
 THUMBS_PER_DIFF = 30

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
-from pool.store import Store
 from pool.versions import get_version
+from refpool.store import Store
 
 TIER_NAMES = ("love", "okay")  # ClassLabel order in the export
 

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from contracts import OPEN_LICENCES, PoolVersion
 from pool.catalog import PoolItem, load_items
 from pool.features import load_features
-from pool.store import Store
+from refpool.contracts import OPEN_LICENCES, PoolVersion
+from refpool.store import Store
 
 # Calibrated with pool/calibrate.py on the renderer: one program re-rendered with seeds 0-3 gives
 # dHash distances of 4-13; two different hibiscus programs (same layout, other colours) 18-27.

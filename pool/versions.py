@@ -12,10 +12,10 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from contracts import PoolVersion
 from pool.catalog import load_items
 from pool.selection import Draft, latest_draft
-from pool.store import Store
+from refpool.contracts import PoolVersion
+from refpool.store import Store
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 DRAFT = "draft"

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from contracts import GateResult, Render, Violation
+from refpool.contracts import GateResult, Render, Violation
 from renderer.gate import measure_coverage, static_check
 from renderer.libserver import HERE, LibServer, library_versions
 from renderer.profiles import CODES, P5_HELPERS, P5_PRIMITIVES, PAINTING_CALLS, get_profile

@@ -12,7 +12,7 @@ import re
 import numpy as np
 from PIL import Image
 
-from contracts import Violation
+from refpool.contracts import Violation
 from renderer.profiles import CODES, P5_PRIMITIVES, PAINTING_CALLS, get_profile
 
 FENCE = re.compile(r"```[ \t]*(js|javascript|p5|p5js)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = ROOT / "pool" / "samples"
+SAMPLES = ROOT / "refpool" / "intake" / "samples"
 SKETCHES = ROOT / "tests" / "sketches"
 
 
@@ -24,7 +24,7 @@ def refpool_home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def store(refpool_home):
-    from pool.store import Store
+    from refpool.store import Store
 
     s = Store(refpool_home)
     yield s

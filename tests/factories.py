@@ -10,7 +10,7 @@ import random
 
 from PIL import Image, ImageDraw
 
-from pool.store import Store, sha256_bytes
+from refpool.store import Store, sha256_bytes
 
 
 def png_bytes(hue: float, size: int = 96, seed: int = 0, blobs: int = 6) -> bytes:

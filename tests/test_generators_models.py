@@ -11,7 +11,7 @@ from generators import llm
 from generators.batch import generate
 from generators.llm import ChatResult, classify, load_models
 from generators.loopback import LoopbackOpenAI
-from pool.photos import import_folder
+from refpool.intake.photos import import_folder
 from renderer import extract_program
 
 GOOD = """A red five-petal flower.

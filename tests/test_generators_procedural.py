@@ -12,7 +12,6 @@ import pytest
 from conftest import SAMPLES
 from PIL import Image, ImageDraw
 
-from cli import main
 from generators.analysis import analyse, analyse_path, load_rgb
 from generators.batch import generate, list_candidates
 from generators.critics import heuristic_critique
@@ -23,7 +22,8 @@ from generators.procedural import (
     revise_program,
     write_program,
 )
-from pool.photos import import_folder
+from refpool.cli import main
+from refpool.intake.photos import import_folder
 from renderer import static_check
 
 SAMPLE_FILES = sorted(p.name for p in SAMPLES.glob("*.jpg"))
@@ -189,7 +189,7 @@ def test_kill_9_mid_run_loses_nothing_finished(store, sample_photos, refpool_hom
     from conftest import ROOT
 
     import_folder(store, sample_photos)
-    cmd = [sys.executable, str(ROOT / "cli.py"), "generate", "--photos", "1", "--candidates", "1",
+    cmd = [sys.executable, "-m", "refpool.cli", "generate", "--photos", "1", "--candidates", "1",
            "--rounds", "3", "--no-progress"]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip

@@ -13,7 +13,7 @@ from test_generators_models import CRITIC_JSON, GOOD, _rows, write_models
 from generators import coders, llm
 from generators.batch import generate
 from generators.loopback import LoopbackOpenAI
-from pool.photos import import_folder
+from refpool.intake.photos import import_folder
 from renderer import extract_program
 
 

@@ -11,8 +11,9 @@ import pytest
 from conftest import SAMPLES
 from PIL import Image, ImageDraw
 
-from cli import main
-from pool.photos import LicenceError, import_folder, list_photos, normalise_licence, photo_file
+from refpool.cli import main
+from refpool.intake.photos import LicenceError, import_folder, normalise_licence
+from refpool.store.photos import list_photos, photo_file
 
 HEADER = ["file", "source", "author", "license", "notes"]
 

@@ -11,9 +11,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from PIL import Image, ImageDraw
 
-from cli import main
-from pool.inaturalist import fetch, parse_licences
-from pool.photos import import_folder, list_photos
+from refpool.cli import main
+from refpool.intake.inaturalist import fetch, parse_licences
+from refpool.intake.photos import import_folder
+from refpool.store.photos import list_photos
 
 
 def _jpeg(colour, shape) -> bytes:

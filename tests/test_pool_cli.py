@@ -7,8 +7,8 @@ import json
 
 from factories import populate
 
-import cli
 from curation.ratings import record_rating
+from refpool import cli
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:

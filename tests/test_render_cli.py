@@ -17,7 +17,7 @@ import pytest
 
 pytestmark = pytest.mark.browser
 HERE = Path(__file__).parent
-REFPOOL = [sys.executable, "-c", "import sys, cli; sys.exit(cli.main())"]
+REFPOOL = [sys.executable, "-c", "import sys; from refpool.cli import main; sys.exit(main())"]
 
 
 def run_cli(

@@ -6,11 +6,11 @@ import pytest
 from factories import populate
 from test_studio_client import free_port
 
+from app import launch
 from curation.agreement import agreement_report
 from curation.ratings import my_latest, record_rating
 from curation.studio import Services, Settings
-from curation.ui import launch
-from pool.store import Store
+from refpool.store import Store
 
 pytestmark = pytest.mark.browser
 

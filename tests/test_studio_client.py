@@ -9,12 +9,12 @@ import pytest
 from factories import populate
 from gradio_client import Client
 
+from app import launch
 from curation.curators import add_curator
 from curation.ratings import my_latest, record_rating
 from curation.studio import Services, Settings
-from curation.ui import launch
 from pool.selection import latest_draft
-from pool.store import Store
+from refpool.store import Store
 
 
 def free_port() -> int:

@@ -7,11 +7,11 @@ import json
 import pytest
 from factories import add_candidate, add_photo, populate
 
-import cli
 from curation import studio, views
 from curation.agreement import agreement_report
 from curation.ratings import my_latest, record_rating
 from curation.studio import Services, Settings
+from refpool import cli
 
 
 @pytest.fixture

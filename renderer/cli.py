@@ -1,43 +1,19 @@
-"""`refpool`: a thin command-line shell over the Python API.
+"""CLI: `refpool render` and `refpool serve-renderer` (thin shells over the renderer).
 
-Each package registers its own subcommands (generators/cli.py, curation/cli.py, pool/cli.py);
-this file only assembles them. Handlers parse arguments, call library functions, print.
+This is the renderer's one module that touches the store: it keeps rendered PNGs and the
+render log in $REFPOOL_HOME like every other command. The renderer itself never does.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from pathlib import Path
 
-# Packages exposing `register(subparsers)` in their cli.py.
-COMMAND_MODULES = ("generators.cli", "curation.cli", "pool.cli")
-SAMPLES = Path(__file__).resolve().parent / "pool" / "samples"
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="refpool",
-        description="Build, curate and publish reference pools of p5.brush paintings.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _register_renderer(sub)
-    _register_demo(sub)
-    for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # that part has not landed yet
-                continue
-            raise
-        module.register(sub)
-    return parser
-
 
 # -- refpool render / serve-renderer --------------------------------------------------------
-def _register_renderer(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "render",
         help="gate and render p5.brush programs in one warm browser",
@@ -86,7 +62,7 @@ def _read_program(path: Path) -> tuple[str | None, str | None]:
 def _render(args: argparse.Namespace) -> int:
     import asyncio
 
-    from pool.store import Store
+    from refpool.store import Store
     from renderer import RenderConfig, Renderer
     from renderer.engine import InfraError, default_slots
 
@@ -126,7 +102,7 @@ def _render(args: argparse.Namespace) -> int:
                             png_path.write_bytes(result.png)
                     if not result.infra_error:
                         store.put_program(source)
-                        store.record_render(result, args.profile)
+                        store.record_render(result)
                     row = {"file": name, "accepted": result.accepted,
                            "violations": [v.to_dict() for v in result.gate.violations],
                            "coverage": result.gate.coverage, "png": str(png_path) if png_path else None,
@@ -169,7 +145,7 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _serve_renderer(args: argparse.Namespace) -> int:
-    from pool.store import Store
+    from refpool.store import Store
     from renderer import RenderConfig, SyncRenderer
     from renderer.engine import default_slots
     from renderer.http_api import make_server
@@ -187,71 +163,3 @@ def _serve_renderer(args: argparse.Namespace) -> int:
         finally:
             server.server_close()
     return 0
-
-
-# -- refpool demo ----------------------------------------------------------------------------
-def _register_demo(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "demo",
-        help="the whole pipeline offline: sample photos -> paintings -> the studio",
-        description="Import the bundled CC BY photos, paint them with the procedural generator "
-        "over 3 critique rounds (no API key, no network), write a diversity report, then open "
-        "the curation studio.",
-    )
-    p.add_argument("--candidates", type=int, default=3, help="candidates per photo (default 3)")
-    p.add_argument("--rounds", type=int, default=3, help="refinement rounds (default 3)")
-    p.add_argument("--no-studio", action="store_true", help="stop after generation and the report")
-    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    p.add_argument("--port", type=int, default=None, help="studio port")
-    p.set_defaults(func=_demo)
-
-
-def _demo(args: argparse.Namespace) -> int:
-    from generators.batch import format_summary, generate
-    from pool.photos import import_folder
-    from pool.store import Store
-
-    store = Store.open()
-    print(f"refpool demo: data in {store.home}", flush=True)
-    report = import_folder(store, SAMPLES)
-    print(f"photos: {report.summary()}", flush=True)
-    summary = generate(store, generators=("procedural",), candidates=args.candidates,
-                       rounds=args.rounds, concurrency=4, progress=not args.no_progress)  # fmt: skip
-    print(format_summary(summary), flush=True)
-    from pool.report import write_report
-
-    accepted = store.query("SELECT id FROM candidates WHERE accepted = 1")
-    if accepted:  # a first look at diversity, before anyone has rated
-        report = write_report(store, store.home / "report.html", {r["id"]: "unrated" for r in accepted},
-                              "all accepted candidates (not yet rated)", progress=False)  # fmt: skip
-        print(
-            f"diversity report: {report.html_path}  (refpool report, after rating, gives per-tier views)"
-        )
-    if args.no_studio:
-        return 0
-    import app
-    from curation.cli import studio_arguments
-
-    studio_args = studio_arguments(argparse.ArgumentParser()).parse_args(
-        [] if args.port is None else ["--port", str(args.port)]
-    )
-    return app.main(studio_args)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print("interrupted; finished work is saved, rerun to resume", file=sys.stderr)
-        return 130
-    except BrokenPipeError:  # `refpool ... | head` closed the pipe: not an error
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

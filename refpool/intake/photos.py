@@ -19,8 +19,9 @@ from pathlib import Path
 import imagehash
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from contracts import Photo
-from pool.store import Store, sha256_bytes
+from refpool.contracts import Photo
+from refpool.store import Store, sha256_bytes
+from refpool.store.photos import get_photo
 
 MAX_SIDE = 1600  # larger photos are downscaled; the painting is 600 px anyway
 MIN_SIDE = 128  # below this there is too little to analyse
@@ -259,43 +260,3 @@ def _split_source(text: str) -> tuple[str, str]:
     if not match:
         return (text or "").strip(), ""
     return match.group(1), match.group(2).strip()
-
-
-def _row_to_photo(row) -> Photo:
-    return Photo(
-        id=row["id"],
-        sha256=row["sha256"],
-        file_name=row["file_name"],
-        path=row["path"],
-        licence=row["licence"],
-        author=row["author"],
-        source_url=row["source_url"],
-        width=row["width"],
-        height=row["height"],
-        phash=row["phash"],
-        subject=row["subject"],
-        notes=row["notes"],
-    )
-
-
-def list_photos(store: Store) -> list[Photo]:
-    """Every photo in the library, oldest first. `Photo.path` is relative to the data dir."""
-    return [_row_to_photo(r) for r in store.query("SELECT * FROM photos ORDER BY id")]
-
-
-def get_photo(store: Store, photo_id: int) -> Photo:
-    rows = store.query("SELECT * FROM photos WHERE id = ?", (photo_id,))
-    if not rows:
-        raise LookupError(f"photo {photo_id} is not in the library; see `refpool photos list`")
-    return _row_to_photo(rows[0])
-
-
-def photo_file(store: Store, photo: Photo) -> Path:
-    """Absolute path of a photo's normalised image."""
-    return store.home / photo.path
-
-
-def licence_label(store: Store, photo_id: int) -> str:
-    """e.g. "CC-BY 2.0": the licence with its version, as credited."""
-    row = store.query("SELECT licence, licence_version FROM photos WHERE id = ?", (photo_id,))[0]
-    return f"{row['licence']} {row['licence_version']}".strip()

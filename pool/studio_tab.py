@@ -1,8 +1,8 @@
-"""The studio's Pool tab as plain functions: build a draft the way `refpool pool build` does,
-save it, and write its diversity report under $REFPOOL_HOME/reports/.
+"""The studio's Pool tab: build a draft the way `refpool pool build` does, save it, and write
+its diversity report under $REFPOOL_HOME/reports/.
 
-The UI (curation/ui.py) only wires `build_draft` to components and formats the result with
-curation/views.py. Selection and metrics live in pool/: nothing here recomputes them. In
+Plain functions first (`build_draft`, then `pool_html` / `pool_report_html` to format), then
+`add_pool_tab`, the Gradio wiring that app.py's `build_app` adds to the studio. Selection and metrics live in pool/: nothing here recomputes them. In
 blind mode model names become "model A", "model B"... everywhere this tab shows them (the
 counts, the left-out reasons and the report), and curators' names never appear.
 """
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from curation.studio import Services, file_url
+from curation.views import count_table, esc, message_html
 from pool.analysis import Analysis, analyse, headline
 from pool.catalog import load_items
 from pool.report import render_html
@@ -30,7 +31,7 @@ from pool.selection import (
     build_pool,
     save_draft,
 )
-from pool.store import Store
+from refpool.store import Store
 
 EXAMPLES_PER_REASON = 5
 
@@ -257,3 +258,120 @@ def build_draft(
             " `refpool report --draft --out report.html` retries it."
         )
     return view
+
+
+# -- formatting ------------------------------------------------------------------------------
+def pool_html(v: PoolView) -> str:
+    """The draft: counts, warnings, and what was left out by reason (links open the candidate)."""
+    out = f'<div id="rp-pool" data-draft="{v.draft_id or ""}">' + message_html(v.message, v.level)
+    if v.draft_id is None:
+        return out + "</div>"
+    out += (
+        '<table class="rp-table rp-pool-counts"><tr><th>in draft</th><th>love</th><th>okay</th>'
+        f'<th>target</th></tr><tr><td id="rp-pool-total">{v.total}</td>'
+        f'<td id="rp-pool-love">{v.love}</td><td id="rp-pool-okay">{v.okay}</td>'
+        f"<td>{v.target}</td></tr></table>"
+    )
+    if v.warnings:
+        out += '<ul class="rp-pool-warnings">' + "".join(
+            f'<li class="rp-warn">{esc(w)}</li>' for w in v.warnings
+        ) + "</ul>"  # fmt: skip
+    out += (
+        '<div class="rp-pool-tables">'
+        + count_table("photo", v.per_photo, "pool-photos")
+        + count_table("model", v.per_model, "pool-models")
+        + "</div>"
+    )
+    left = sum(g.count for g in v.left_out)
+    out += f"<h4>Left out: {left}</h4>"
+    for g in v.left_out:
+        examples = "".join(
+            f'<li><a href="#" data-rp-goto="{cid}">#{cid}</a> {esc(text)}</li>'
+            for cid, text in g.examples
+        )
+        more = f"<li>… {g.count - len(g.examples)} more</li>" if g.count > len(g.examples) else ""
+        out += (
+            f'<details class="rp-leftout" data-reason="{esc(g.reason)}">'
+            f'<summary>{esc(g.label)}: <b class="rp-leftout-n">{g.count}</b></summary>'
+            f"<ul>{examples}{more}</ul></details>"
+        )
+    return out + "</div>"
+
+
+def _metric(value: object) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:g}" if isinstance(value, float) else esc(value)
+
+
+def pool_report_html(v: PoolView) -> str:
+    """Headline numbers, a download link, and the report itself in a sandboxed iframe."""
+    if v.report is None:
+        text = v.report_problem or "Build a draft to see its diversity report."
+        return (
+            '<div id="rp-pool-report">'
+            + message_html(text, "warn" if v.report_problem else "info")
+            + "</div>"
+        )
+    r = v.report
+    rows = "".join(
+        f"<tr><td>{esc(name)}</td><td>{_metric(value)}</td></tr>" for name, value in r.headline
+    )
+    # srcdoc is an attribute, so the whole document is escaped once; sandbox="" gives the
+    # report no scripts, no forms and no access to the studio (it needs none of them).
+    return (
+        '<div id="rp-pool-report">'
+        f'<table class="rp-table rp-pool-headline"><tr><th>metric</th><th>draft {v.draft_id}</th>'
+        f"</tr>{rows}</table>"
+        f'<p><a href="{esc(r.url)}" download="{esc(r.html_path.name)}" target="_blank"'
+        f' rel="noopener">Download the report ({esc(r.html_path.name)})</a>'
+        f" · saved as <code>{esc(r.html_path)}</code></p>"
+        f'<iframe class="rp-report-frame" title="diversity report of draft {v.draft_id}"'
+        f' sandbox="" srcdoc="{esc(r.html)}"></iframe></div>'
+    )
+
+
+# -- wiring -----------------------------------------------------------------------------------
+def add_pool_tab(services: Services) -> None:
+    """The Pool tab's components and its one endpoint (`/pool`); call inside `gr.Tabs()`."""
+    import gradio as gr  # the plain functions above work without it
+
+    def build(
+        target: float | None,
+        love_fraction: float | None,
+        max_per_photo: float | None,
+        max_per_model: float | None,
+    ) -> tuple[str, str]:
+        """Build and save a draft pool (as `refpool pool build`); its counts and diversity report."""
+        v = build_draft(services, target, love_fraction, max_per_photo, max_per_model)
+        return pool_html(v), pool_report_html(v)
+
+    with gr.Tab("Pool", id="pool"):
+        with gr.Row():
+            target = gr.Number(
+                services.settings.target,
+                label="Target size",
+                precision=0,
+                elem_id="rp-pool-target",
+            )
+            love = gr.Slider(
+                0, 1, value=0.5, step=0.05, label="Love fraction", elem_id="rp-pool-fraction"
+            )
+            per_photo = gr.Number(
+                0, label="Max per photo (0: no cap)", precision=0, elem_id="rp-pool-per-photo"
+            )
+            per_model = gr.Number(
+                0, label="Max per model (0: no cap)", precision=0, elem_id="rp-pool-per-model"
+            )
+        button = gr.Button("Build draft", variant="primary", elem_id="rp-pool-btn")
+        placeholder = PoolView("Press Build draft to choose a pool from the rated candidates.")
+        view = gr.HTML(pool_html(placeholder), elem_id="rp-pool-wrap")
+        gr.Markdown("#### Diversity report")
+        report = gr.HTML(elem_id="rp-pool-report-wrap")
+    button.click(
+        build,
+        [target, love, per_photo, per_model],
+        [view, report],
+        api_name="pool",
+        show_progress="full",
+    )

@@ -8,9 +8,9 @@ from html.parser import HTMLParser
 import pytest
 from factories import add_candidate, add_photo, populate
 
-from curation import pool_view, views
 from curation.ratings import record_rating
 from curation.studio import Services, Settings
+from pool import studio_tab as pool_view
 from pool.analysis import analyse
 from pool.selection import latest_draft
 
@@ -48,7 +48,7 @@ def test_empty_store_and_nothing_rated_give_a_message_not_a_draft(store):
     v = pool_view.build_draft(services, 178)
     assert v.draft_id is None and "rated reject" in v.message
     assert drafts(store) == 0
-    assert "Build a draft" in views.pool_report_html(v) and v.message in views.pool_html(v)
+    assert "Build a draft" in pool_view.pool_report_html(v) and v.message in pool_view.pool_html(v)
 
 
 @pytest.mark.parametrize(
@@ -101,13 +101,13 @@ def test_draft_counts_left_out_and_report_match_the_pool_package(store):
     assert head["Vendi (hash)"] == metrics["vendi"]["hash"] and head["n"] == 8
     assert head["near-duplicate clusters"] == metrics["near_duplicates"]["n_clusters"]
 
-    page = views.pool_report_html(v)
+    page = pool_view.pool_report_html(v)
     frames = Frames()
     frames.feed(page)
     assert frames.srcdocs == [r.html_path.read_text("utf-8")]  # escaped once, decoded intact
     assert f">{metrics['vendi']['hash']:g}<" in page and 'download="draft-1.html"' in page
 
-    html = views.pool_html(v)
+    html = pool_view.pool_html(v)
     assert 'id="rp-pool-total">8<' in html and 'id="rp-pool-love">4<' in html
     assert f'data-rp-goto="{groups["reject"].examples[0][0]}"' in html
 
@@ -123,7 +123,7 @@ def test_caps_and_a_second_build_make_a_new_draft(store):
     assert set(v.per_photo.values()) == {1}
     assert {g.reason for g in v.left_out} == {"photo_cap"}
     assert v.left_out[0].count == 9 and len(v.left_out[0].examples) == 5
-    assert "… 4 more" in views.pool_html(v)
+    assert "… 4 more" in pool_view.pool_html(v)
 
 
 def test_blind_mode_hides_model_and_curator_names_everywhere(store):
@@ -132,7 +132,7 @@ def test_blind_mode_hides_model_and_curator_names_everywhere(store):
     v = pool_view.build_draft(Services(store, Settings(blind=True)), 20, 0.5, None, 1)
     assert set(v.per_model) == {"model A", "model B"}
     assert any(g.reason == "model_cap" for g in v.left_out)
-    shown = views.pool_html(v) + views.pool_report_html(v)
+    shown = pool_view.pool_html(v) + pool_view.pool_report_html(v)
     on_disk = v.report.html_path.read_text("utf-8")
     for name in ("secret-coder-9", "hidden-llm", "alice"):
         assert name not in shown and name not in unescape(shown) and name not in on_disk
@@ -146,6 +146,6 @@ def test_names_from_the_store_are_escaped(store):
     ]
     rate_all(store, ids, ("love", "okay"))
     v = pool_view.build_draft(Services(store, Settings()), 2)
-    html = views.pool_html(v) + views.pool_report_html(v)
+    html = pool_view.pool_html(v) + pool_view.pool_report_html(v)
     assert "<img src=x" not in html and "<b>evil" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;.jpg" in html and "&lt;b&gt;evil" in html

@@ -108,6 +108,21 @@ class Photo(Record):
     phash: str
     subject: str = ""
     notes: str = ""
+    licence_version: str = ""
+
+    @property
+    def licence_label(self) -> str:
+        """The licence as credited, e.g. "CC-BY-2.0" (public domain has no version)."""
+        v = self.licence_version.strip()
+        return f"{self.licence}-{v}" if v and self.licence != "PD" else self.licence
+
+    @property
+    def open_licence(self) -> bool:
+        return self.licence in OPEN_LICENCES
+
+    @property
+    def attributable(self) -> bool:
+        return bool(self.author.strip() and self.source_url.strip())
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +162,11 @@ class ModelCall(Record):
 
 @dataclass(frozen=True, slots=True)
 class Candidate(Record):
-    """One painting from one round: a program, its render and what the critic said."""
+    """One painting from one round: a program, its render and what the critic said.
+
+    Load and save it through `refpool.store.candidates`; its refinement chain (parent, then
+    the revisions that followed) comes from `candidates.chain`.
+    """
 
     id: int
     photo_id: int
@@ -157,13 +176,22 @@ class Candidate(Record):
     program_sha: str | None
     parent_id: int | None = None
     run_id: int | None = None
+    job_key: str = ""  # photo/generator/slot/round: a rerun skips finished work
+    render_id: int | None = None
     accepted: bool = False
     coverage: float | None = None
     png_sha: str | None = None
     violations: list[Violation] = field(default_factory=list)
     critique: Critique | None = None
+    coder_call_id: int | None = None
+    critic_call_id: int | None = None
     outcome: str = "ok"
     infra_error: str | None = None
+    created_at: str = ""
+
+    @property
+    def gate_codes(self) -> list[str]:
+        return sorted({v.code for v in self.violations})
 
 
 @dataclass(frozen=True, slots=True)

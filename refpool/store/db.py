@@ -1,7 +1,7 @@
 """The store: one data directory holding a SQLite database and content-addressed files.
 
     $REFPOOL_HOME/            (default ./refpool-data)
-        refpool.db            SQLite, WAL, numbered migrations (pool/migrations.py)
+        refpool.db            SQLite, WAL, numbered migrations (refpool/store/migrations.py)
         blobs/png/ab/<sha>.png
         blobs/js/ab/<sha>.js
         photos/<sha>.<ext>
@@ -16,11 +16,13 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from contracts import ModelCall, Render
-from pool import migrations
+from refpool.contracts import Render
+from refpool.store import migrations
 
 HOME_ENV = "REFPOOL_HOME"
 
@@ -31,10 +33,6 @@ def data_home() -> Path:
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def sha256_text(text: str) -> str:
-    return sha256_bytes(text.encode("utf-8"))
 
 
 class Store:
@@ -69,6 +67,23 @@ class Store:
 
     def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
         return self.db.execute(sql, params).fetchall()
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """`with store.transaction() as db:` one IMMEDIATE transaction, committed on success.
+
+        IMMEDIATE takes the write lock up front, so two writers (two studio tabs, a batch
+        and the studio) never read-then-write the same rows out of order.
+        """
+        with self.write_lock:
+            db = self.db
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
 
     def insert(self, table: str, row: dict[str, Any]) -> int:
         cols = ", ".join(row)
@@ -117,7 +132,7 @@ class Store:
         return self._blob_path("js", sha).read_text("utf-8")
 
     # -- renders and model calls ----------------------------------------------------------
-    def record_render(self, render: Render, profile: str) -> int:
+    def record_render(self, render: Render) -> int:
         """Store a render (PNG as a file, row in `renders`); returns the row id."""
         png_sha = self.put_png(render.png) if render.png else None
         return self.insert(
@@ -128,7 +143,7 @@ class Store:
                 "seed": render.seed,
                 "width": render.width,
                 "height": render.height,
-                "profile": profile,
+                "profile": render.gate.profile,
                 "lib_versions": render.lib_versions,
                 "accepted": int(render.accepted),
                 "coverage": render.gate.coverage,
@@ -139,6 +154,3 @@ class Store:
                 "infra_error": render.infra_error,
             },
         )
-
-    def record_model_call(self, call: ModelCall) -> int:
-        return self.insert("model_calls", call.to_dict())

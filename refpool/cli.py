@@ -1,0 +1,101 @@
+"""`refpool`: the command line, a thin shell over the Python API.
+
+The rule: each package's `cli.py` registers its own nouns with `register(subparsers)`, and
+this module imports them all by name (no discovery, nothing optional):
+
+    renderer/cli.py        render, serve-renderer
+    refpool/intake/cli.py  photos
+    generators/cli.py      generate, candidates
+    curation/cli.py        rate, ratings, curators
+    pool/cli.py            pool, report, export, publish
+
+The two nouns that span every stage, `studio` and `demo`, are registered here. Handlers only
+parse arguments, call library functions and print.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from curation import cli as curation_cli
+from generators import cli as generators_cli
+from pool import cli as pool_cli
+from refpool.intake import cli as intake_cli
+from renderer import cli as renderer_cli
+
+PACKAGES = (renderer_cli, intake_cli, generators_cli, curation_cli, pool_cli)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="refpool",
+        description="Build, curate and publish reference pools of p5.brush paintings.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for package in PACKAGES:
+        package.register(sub)
+    _register_app(sub)
+    return parser
+
+
+def _register_app(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "studio",
+        help="open the curation studio in the browser (Gradio)",
+        description="Open the keyboard-first curation studio on $REFPOOL_HOME.",
+    )
+    curation_cli.studio_arguments(p)
+    p.set_defaults(func=_studio)
+
+    p = sub.add_parser(
+        "demo",
+        help="the whole pipeline offline: sample photos -> paintings -> the studio",
+        description="Import the bundled CC BY photos, paint them with the procedural generator "
+        "over 3 critique rounds (no API key, no network), write a diversity report, then open "
+        "the curation studio.",
+    )
+    p.add_argument("--candidates", type=int, default=3, help="candidates per photo (default 3)")
+    p.add_argument("--rounds", type=int, default=3, help="refinement rounds (default 3)")
+    p.add_argument("--no-studio", action="store_true", help="stop after generation and the report")
+    p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    p.add_argument("--port", type=int, default=None, help="studio port")
+    p.set_defaults(func=_demo)
+
+
+def _studio(args: argparse.Namespace) -> int:
+    import app  # gradio is heavy: only load it for the studio itself
+
+    return app.main(args)
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from refpool.demo import run_demo
+    from refpool.store import Store
+
+    store = Store.open()
+    print(f"refpool demo: data in {store.home}", flush=True)
+    run_demo(store, args.candidates, args.rounds, progress=not args.no_progress,
+             log=lambda line: print(line, flush=True))  # fmt: skip
+    if args.no_studio:
+        return 0
+    studio = curation_cli.studio_arguments(argparse.ArgumentParser())
+    return _studio(studio.parse_args([] if args.port is None else ["--port", str(args.port)]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted; finished work is saved, rerun to resume", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `refpool ... | head` closed the pipe: not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,45 @@
+"""The offline demo as a library call: sample photos -> procedural paintings -> a first report.
+
+`refpool demo` (refpool/cli.py) calls `run_demo`, then opens the studio.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from generators.batch import format_summary, generate
+from pool.report import write_report
+from refpool.intake.photos import import_folder
+from refpool.store import Store, candidates
+
+SAMPLES = Path(__file__).resolve().parent / "intake" / "samples"
+
+
+@dataclass
+class DemoResult:
+    photos: str  # the import summary line
+    generation: str  # the per-model table
+    report_path: Path | None  # None when nothing was accepted
+
+
+def run_demo(store: Store, candidates_per_photo: int = 3, rounds: int = 3, progress: bool = True,
+             log=print) -> DemoResult:  # fmt: skip
+    """Import the bundled CC BY samples, paint them, and report on every accepted painting.
+
+    Resumable: finished paintings are not redone. `log` gets each step's line as it ends.
+    """
+    imported = import_folder(store, SAMPLES)
+    log(f"photos: {imported.summary()}")
+    summary = generate(store, generators=("procedural",), candidates=candidates_per_photo,
+                       rounds=rounds, concurrency=4, progress=progress)  # fmt: skip
+    table = format_summary(summary)
+    log(table)
+    accepted = candidates.list_ids(store, accepted=True)
+    report_path = None
+    if accepted:  # a first look at diversity, before anyone has rated
+        report = write_report(store, store.home / "report.html", dict.fromkeys(accepted, "unrated"),
+                              "all accepted candidates (not yet rated)", progress=False)  # fmt: skip
+        report_path = report.html_path
+        log(f"diversity report: {report_path}  (refpool report, after rating, gives per-tier views)")
+    return DemoResult(imported.summary(), table, report_path)

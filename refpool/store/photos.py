@@ -1,0 +1,56 @@
+"""Photo records: load and list what intake stored (every query on `photos` but intake's own)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from refpool.contracts import Photo
+from refpool.store.db import Store
+
+
+def photo_from_row(row: sqlite3.Row) -> Photo:
+    return Photo(
+        id=row["id"],
+        sha256=row["sha256"],
+        file_name=row["file_name"],
+        path=row["path"],
+        licence=row["licence"],
+        licence_version=row["licence_version"] or "",
+        author=row["author"] or "",
+        source_url=row["source_url"] or "",
+        width=row["width"],
+        height=row["height"],
+        phash=row["phash"],
+        subject=row["subject"] or "",
+        notes=row["notes"] or "",
+    )
+
+
+def list_photos(store: Store) -> list[Photo]:
+    """Every photo in the library, oldest first. `Photo.path` is relative to the data dir."""
+    return [photo_from_row(r) for r in store.query("SELECT * FROM photos ORDER BY id")]
+
+
+def get_photo(store: Store, photo_id: int) -> Photo:
+    rows = store.query("SELECT * FROM photos WHERE id = ?", (photo_id,))
+    if not rows:
+        raise LookupError(f"photo {photo_id} is not in the library; see `refpool photos list`")
+    return photo_from_row(rows[0])
+
+
+def get_photos(store: Store, photo_ids: set[int] | list[int]) -> dict[int, Photo]:
+    """photo id -> Photo for the ids that exist."""
+    wanted = sorted({int(i) for i in photo_ids})
+    out: dict[int, Photo] = {}
+    for i in range(0, len(wanted), 500):
+        chunk = wanted[i : i + 500]
+        marks = ",".join("?" for _ in chunk)
+        for row in store.query(f"SELECT * FROM photos WHERE id IN ({marks})", tuple(chunk)):
+            out[int(row["id"])] = photo_from_row(row)
+    return out
+
+
+def photo_file(store: Store, photo: Photo) -> Path:
+    """Absolute path of a photo's normalised image."""
+    return store.home / photo.path
