@@ -14,7 +14,7 @@ test: setup-dev
 	.venv/bin/python -m pytest -q
 
 lint: setup-dev
-	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
 
 fix: setup-dev
 	.venv/bin/ruff check --fix . && .venv/bin/ruff format .

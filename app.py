@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import time
+from typing import Any
 
 import gradio as gr
 
@@ -25,7 +26,7 @@ from refpool.store import Store
 __all__ = ["build_app", "launch", "make_services", "main", "studio_arguments"]
 
 
-def make_services(store: Store | None = None, **settings) -> Services:
+def make_services(store: Store | None = None, **settings: Any) -> Services:
     """Services on the default data dir unless a store is given; settings as keywords."""
     return Services(store=store or Store.open(), settings=Settings(**settings))
 
@@ -98,7 +99,7 @@ def main(args: argparse.Namespace) -> int:
         return 0
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> gr.Blocks:
     # `from app import demo` (the gradio demo pattern) without opening a store at import time.
     if name == "demo":
         return build_app(make_services())

@@ -21,9 +21,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from generators.analysis import analyse_path  # noqa: E402
-from generators.batch import format_summary, generate_async  # noqa: E402
+from generators.batch import generate_async  # noqa: E402
 from generators.loopback import LoopbackOpenAI, models_file  # noqa: E402
 from generators.procedural import generate_program  # noqa: E402
+from generators.summary import format_summary  # noqa: E402
+from refpool.defaults import ROUNDS  # noqa: E402
 from refpool.intake.photos import import_folder  # noqa: E402
 from refpool.store import Store  # noqa: E402
 from renderer import RenderConfig, Renderer  # noqa: E402
@@ -51,7 +53,7 @@ def render_seconds(store: Store) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidates", type=int, default=2, help="per photo (default 2)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds (default 3)")
+    parser.add_argument("--rounds", type=int, default=ROUNDS, help=f"rounds (default {ROUNDS})")
     parser.add_argument("--latency", type=float, default=4.0, help="loopback model latency, s")
     parser.add_argument(
         "--concurrency", type=int, default=4, help="chains / model requests in flight"
@@ -68,7 +70,7 @@ def main() -> None:
             candidates=args.candidates,
             rounds=args.rounds,
             concurrency=args.concurrency,
-        )  # fmt: skip
+        )
     )
     print(format_summary(summary))
     n = summary["models"]["procedural"]["candidates"]
@@ -101,7 +103,9 @@ def main() -> None:
 def loopback_run(args, latency: float) -> tuple[float, float, float]:
     """(wall s, total model latency s, sum of render times s) for one loopback batch."""
     store = fresh_store(f"loopback{latency:g}")
-    sample = analyse_path(str(ROOT / "refpool" / "intake" / "samples" / "dahlia_vultilion_6056698931.jpg"))
+    sample = analyse_path(
+        str(ROOT / "refpool" / "intake" / "samples" / "dahlia_vultilion_6056698931.jpg")
+    )
     counter = iter(range(10**6))
 
     def reply(body: dict) -> dict:
@@ -121,7 +125,7 @@ def loopback_run(args, latency: float) -> tuple[float, float, float]:
                 rounds=args.rounds,
                 concurrency=args.concurrency,
                 models_file=path,
-            )  # fmt: skip
+            )
         )
     print(format_summary(summary))
     model_s = store.query("SELECT SUM(latency_ms) AS ms FROM model_calls")[0]["ms"] / 1000

@@ -30,7 +30,7 @@ from pool.export import export_version  # noqa: E402
 from pool.report import write_report  # noqa: E402
 from pool.selection import build_pool, save_draft  # noqa: E402
 from pool.versions import release  # noqa: E402
-from refpool.store import Store  # noqa: E402
+from refpool.store import Store, candidates  # noqa: E402
 
 
 def painting(seed: int, size: int = 600) -> bytes:
@@ -55,22 +55,45 @@ def painting(seed: int, size: int = 600) -> bytes:
 def make_store(home: Path, n: int) -> tuple[Store, list[int]]:
     store = Store(home)
     photos = [
-        store.insert("photos", {"sha256": f"p{i}", "file_name": f"flower{i}.jpg", "path": f"photos/{i}.jpg",
-                                "licence": "CC-BY" if i % 4 else "CC-BY-SA", "licence_version": "2.0",
-                                "author": f"author {i}", "source_url": f"https://example.org/{i}",
-                                "width": 600, "height": 600, "phash": "0" * 16, "subject": "hibiscus"})
+        store.insert(
+            "photos",
+            {
+                "sha256": f"p{i}",
+                "file_name": f"flower{i}.jpg",
+                "path": f"photos/{i}.jpg",
+                "licence": "CC-BY" if i % 4 else "CC-BY-SA",
+                "licence_version": "2.0",
+                "author": f"author {i}",
+                "source_url": f"https://example.org/{i}",
+                "width": 600,
+                "height": 600,
+                "phash": "0" * 16,
+                "subject": "hibiscus",
+            },
+        )
         for i in range(12)
-    ]  # fmt: skip
+    ]
     models = ("procedural", "glm-5.2", "kimi-k3", "qwen3-coder-next")
     ids = []
     for i in range(n):
         sha = store.put_png(painting(i))
         prog = store.put_program(f"// program {i}\nfunction setup() {{}}\n")
-        ids.append(store.insert("candidates", {
-            "job_key": f"bench/{i}", "photo_id": photos[i % len(photos)], "generator": models[i % 4],
-            "round": i % 3, "seed": i, "program_sha": prog, "accepted": 1,
-            "coverage": random.Random(i).uniform(0.05, 0.6), "png_sha": sha,
-        }))  # fmt: skip
+        ids.append(
+            candidates.save(
+                store,
+                {
+                    "job_key": f"bench/{i}",
+                    "photo_id": photos[i % len(photos)],
+                    "generator": models[i % 4],
+                    "round": i % 3,
+                    "seed": i,
+                    "program_sha": prog,
+                    "accepted": 1,
+                    "coverage": random.Random(i).uniform(0.05, 0.6),
+                    "png_sha": sha,
+                },
+            )
+        )
     for cid in ids:
         record_rating(store, cid, "bench", "love" if cid % 3 == 0 else "okay")
     return store, ids
@@ -108,9 +131,11 @@ def main() -> int:
         )
         warm = time.perf_counter() - t0
         size = (Path(tmp) / "warm.html").stat().st_size
-        print(f"report over {args.images} images: cold {cold:.2f} s (features computed),"
-              f" warm {warm:.2f} s (features cached); HTML {size / 1e6:.1f} MB;"
-              f" Vendi hash {res.metrics['vendi']['hash']}, colour {res.metrics['vendi']['colour']}")  # fmt: skip
+        print(
+            f"report over {args.images} images: cold {cold:.2f} s (features computed),"
+            f" warm {warm:.2f} s (features cached); HTML {size / 1e6:.1f} MB;"
+            f" Vendi hash {res.metrics['vendi']['hash']}, colour {res.metrics['vendi']['colour']}"
+        )
 
         draft = build_pool(store, target=args.pool, dup_threshold=4)
         save_draft(store, draft)
@@ -119,8 +144,10 @@ def main() -> int:
         result = export_version(store, Path(tmp) / "export", pv, progress=False)
         export_s = time.perf_counter() - t0
         total = sum(s for _, s in result.files)
-        print(f"export of {result.rows} images: {export_s:.2f} s ({total / 1e6:.1f} MB,"
-              f" {len(result.files)} files, includes the card's diversity summary)")  # fmt: skip
+        print(
+            f"export of {result.rows} images: {export_s:.2f} s ({total / 1e6:.1f} MB,"
+            f" {len(result.files)} files, includes the card's diversity summary)"
+        )
         goals = {"report (cold)": cold, "report (warm)": warm, "export": export_s}
         print(
             "goals (<= 10 s): "

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from renderer import RenderConfig, Renderer  # noqa: E402
-from renderer.engine import CHROMIUM_FLAGS  # noqa: E402
+from renderer.browser import CHROMIUM_FLAGS  # noqa: E402
 from renderer.libserver import LibServer  # noqa: E402
 
 SKETCHES = ROOT / "tests" / "sketches"
@@ -104,8 +104,10 @@ async def pool_throughput(jobs: int, slots: int) -> float:
 
 
 # A sketch without draw() is finished once setup (and p5.brush's flush after it) has run.
-DRAWN = ("() => window.p5 && p5.instance && (p5.instance.frameCount >= 1 ||"
-         " (typeof window.draw !== 'function' && p5.instance._setupDone))")  # fmt: skip
+DRAWN = (
+    "() => window.p5 && p5.instance && (p5.instance.frameCount >= 1 ||"
+    " (typeof window.draw !== 'function' && p5.instance._setupDone))"
+)
 
 
 async def anchor_baseline(repeats: int) -> dict[str, float]:
@@ -119,23 +121,26 @@ async def anchor_baseline(repeats: int) -> dict[str, float]:
             sketch = (SKETCHES / name).read_text()
             # A fresh browser has an empty cache, so fetching the libraries costs what
             # inlining them did. (Inlined, p5 2.x's global mode never reached its first frame.)
-            html = ("<!doctype html><html><head><meta charset='utf-8'>"
-                    "<script src='/lib/p5.js'></script><script src='/lib/p5.brush.js'></script>"
-                    f"<script src='/anchor/{name}'></script></head>"
-                    "<body style='margin:0'></body></html>")  # fmt: skip
+            html = (
+                "<!doctype html><html><head><meta charset='utf-8'>"
+                "<script src='/lib/p5.js'></script><script src='/lib/p5.brush.js'></script>"
+                f"<script src='/anchor/{name}'></script></head>"
+                "<body style='margin:0'></body></html>"
+            )
             server.files[f"/anchor/{name}.html"] = (html.encode(), "text/html; charset=utf-8")
             server.files[f"/anchor/{name}"] = (sketch.encode(), "text/javascript; charset=utf-8")
             times = []
             for _ in range(repeats):
                 t = time.perf_counter()
                 browser = await pw.chromium.launch(
-                    executable_path=RenderConfig().chromium, args=list(CHROMIUM_FLAGS),
-                    ignore_default_args=["--enable-gpu-rasterization"])  # fmt: skip
+                    executable_path=RenderConfig().chromium,
+                    args=list(CHROMIUM_FLAGS),
+                    ignore_default_args=["--enable-gpu-rasterization"],
+                )
                 page = await browser.new_page(viewport={"width": 600, "height": 600})
                 page.on("pageerror", lambda e: print("  anchor page error:", str(e)[:200]))
                 await page.goto(f"{server.origin}/anchor/{name}.html", wait_until="load")
-                await page.wait_for_function(DRAWN,
-                                             polling=20, timeout=120_000)  # fmt: skip
+                await page.wait_for_function(DRAWN, polling=20, timeout=120_000)
                 await page.screenshot(clip={"x": 0, "y": 0, "width": 600, "height": 600})
                 await browser.close()
                 times.append(time.perf_counter() - t)
@@ -175,8 +180,11 @@ async def main() -> None:
     print("\nanchor-style baseline (fresh browser + page per render)")
     for name, t in anchor.items():
         print(f"  {name:22s} {t:6.2f} s   = {t / warm[name]:.2f}x our warm render")
-    print(f"\nload average at end {os.getloadavg()[0]:.2f} (figures on a loaded machine are slower;"
-          " compare the ratios)")  # fmt: skip
+    end_load = os.getloadavg()[0]
+    print(
+        f"\nload average at end {end_load:.2f} (figures on a loaded machine are slower;"
+        " compare the ratios)"
+    )
 
 
 if __name__ == "__main__":

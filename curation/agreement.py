@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from curation.ratings import final_tier, live_ratings
+from curation.ratings import live_ratings
 from refpool.contracts import TIERS
 from refpool.store import Store
 
@@ -128,9 +128,3 @@ def disagreements(store: Store, votes: dict[int, dict[str, str]] | None = None) 
     """Candidates whose curators gave different live tiers (to resolve by re-rating)."""
     votes = live_ratings(store) if votes is None else votes
     return sorted(i for i, v in votes.items() if len(set(v.values())) > 1)
-
-
-def resolution_hint(votes: dict[str, str]) -> str:
-    """What the final-tier rule currently makes of a disagreement, for the queue display."""
-    tier = final_tier(votes)
-    return f"final tier now: {tier}" if tier else "unrated"

@@ -11,65 +11,101 @@ from curation.curators import add_curator, check_name, list_curators
 from curation.ratings import record_rating
 from curation.transfer import FORMATS, export_ratings, import_ratings
 from refpool.contracts import TIERS
+from refpool.defaults import TARGET_POOL_SIZE
 from refpool.store import Store
 
 
 def studio_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Options shared by `refpool studio` and `python app.py`."""
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="interface to listen on; a non-loopback host turns login on (default 127.0.0.1)")  # fmt: skip
-    parser.add_argument("--port", type=int, default=None,
-                        help="port (default: Gradio's 7860, or the next free one)")  # fmt: skip
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="interface to listen on; a non-loopback host turns login on (default 127.0.0.1)",
+    )
+    parser.add_argument(
+        "--port", type=int, default=None, help="port (default: Gradio's 7860, or the next free one)"
+    )
     parser.add_argument(
         "--auth", action="store_true", help="require curator login even on loopback"
     )
-    parser.add_argument("--blind", action="store_true",
-                        help="hide model names and other curators' ratings")  # fmt: skip
-    parser.add_argument("--curator", default="curator",
-                        help="curator name when login is off (default: curator; ?curator=NAME in the URL also works)")  # fmt: skip
-    parser.add_argument("--target", type=int, default=178,
-                        help="pool size the progress bar counts towards (default 178)")  # fmt: skip
+    parser.add_argument(
+        "--blind", action="store_true", help="hide model names and other curators' ratings"
+    )
+    parser.add_argument(
+        "--curator",
+        default="curator",
+        help="curator name when login is off (default: curator; ?curator=NAME in the URL also works)",
+    )
+    parser.add_argument(
+        "--target",
+        type=int,
+        default=TARGET_POOL_SIZE,
+        help=f"pool size the progress bar counts towards (default {TARGET_POOL_SIZE})",
+    )
     return parser
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("rate", help="record one rating from a script",
-                       description="Record one rating (committed before this returns).")  # fmt: skip
+    p = sub.add_parser(
+        "rate",
+        help="record one rating from a script",
+        description="Record one rating (committed before this returns).",
+    )
     p.add_argument("candidate_id", type=int, help="the candidate's id")
     p.add_argument("tier", choices=(*TIERS, "skip"), help="love, okay, reject (or skip)")
     p.add_argument("--curator", required=True, help="who is rating")
     p.add_argument("--note", default="", help="a free-text note stored with the rating")
     p.set_defaults(func=_rate)
 
-    p = sub.add_parser("ratings", help="export or import ratings",
-                       description="Export or import ratings (CSV, JSON or the published format).")  # fmt: skip
+    p = sub.add_parser(
+        "ratings",
+        help="export or import ratings",
+        description="Export or import ratings (CSV, JSON or the published format).",
+    )
     rsub = p.add_subparsers(
         dest="ratings_command", required=True, metavar="ACTION", help="export or import"
     )
     e = rsub.add_parser("export", help="write ratings to a file or stdout")
-    e.add_argument("--format", choices=FORMATS, default="csv",
-                   help="csv or json (one row per curator and candidate), or published"
-                        " (file name -> love/okay/nope/meh); default csv")  # fmt: skip
-    e.add_argument("--curator", default=None,
-                   help="only this curator (published: their labels instead of final tiers)")  # fmt: skip
+    e.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="csv",
+        help="csv or json (one row per curator and candidate), or published"
+        " (file name -> love/okay/nope/meh); default csv",
+    )
+    e.add_argument(
+        "--curator",
+        default=None,
+        help="only this curator (published: their labels instead of final tiers)",
+    )
     e.add_argument("--out", type=Path, default=None, help="output file (default: stdout)")
     e.set_defaults(func=_export)
     i = rsub.add_parser("import", help="append ratings from a CSV/JSON/published file")
     i.add_argument("file", type=Path, help="a .csv or .json ratings file")
-    i.add_argument("--curator", default=None,
-                   help="curator to record them under (required for the published format)")  # fmt: skip
+    i.add_argument(
+        "--curator",
+        default=None,
+        help="curator to record them under (required for the published format)",
+    )
     i.set_defaults(func=_import)
 
-    p = sub.add_parser("curators", help="manage curator accounts",
-                       description="Named curator accounts (passwords are stored as scrypt hashes).")  # fmt: skip
+    p = sub.add_parser(
+        "curators",
+        help="manage curator accounts",
+        description="Named curator accounts (passwords are stored as scrypt hashes).",
+    )
     csub = p.add_subparsers(
         dest="curators_command", required=True, metavar="ACTION", help="add or list"
     )
     a = csub.add_parser("add", help="add a curator or set their password")
     a.add_argument("name", help="curator name (letters, digits, . _ -)")
-    a.add_argument("--password-env", metavar="VAR", default=None,
-                   help="read the password from this environment variable (never from the"
-                        " command line, where it would land in shell history)")  # fmt: skip
+    a.add_argument(
+        "--password-env",
+        metavar="VAR",
+        default=None,
+        help="read the password from this environment variable (never from the"
+        " command line, where it would land in shell history)",
+    )
     a.set_defaults(func=_add_curator)
     ls = csub.add_parser("list", help="list curators")
     ls.set_defaults(func=_list_curators)

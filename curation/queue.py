@@ -13,7 +13,8 @@ import json
 from dataclasses import asdict, dataclass, fields
 
 from curation.ratings import final_tier, live_ratings, my_latest
-from refpool.store import Store
+from refpool.defaults import TARGET_POOL_SIZE
+from refpool.store import Store, candidates
 
 TIER_FILTERS = ("love", "okay", "reject", "unrated")
 
@@ -52,21 +53,15 @@ class Filters:
 def build_queue(store: Store, me: str, filters: Filters = Filters()) -> list[int]:
     """Candidate ids matching the filters, in stable (id) order."""
     filters.validate()
-    where, params = [], []
-    if not filters.include_failed:
-        where.append("accepted = 1 AND png_sha IS NOT NULL")
-    for column, value in (
-        ("photo_id", filters.photo_id),
-        ("generator", filters.generator),
-        ("round", filters.round),
-    ):
-        if value not in (None, ""):
-            where.append(f"{column} = ?")
-            params.append(value)
-    sql = "SELECT id FROM candidates"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    ids = [row["id"] for row in store.query(sql + " ORDER BY id", tuple(params))]
+    shown_only = None if filters.include_failed else True  # failed: no render to look at
+    ids = candidates.list_ids(
+        store,
+        accepted=shown_only,
+        rendered=shown_only,
+        photo_id=filters.photo_id,
+        generator=filters.generator,
+        round=filters.round,
+    )
     if filters.tier or filters.curator or filters.disagreements:
         votes = live_ratings(store)
         if filters.tier:
@@ -179,7 +174,7 @@ class Progress:
         )
 
 
-def progress(store: Store, me: str, ids: list[int], target: int = 178) -> Progress:
+def progress(store: Store, me: str, ids: list[int], target: int = TARGET_POOL_SIZE) -> Progress:
     mine = my_latest(store, me)
     queued = set(ids)
     rated = sum(1 for i, t in mine.items() if i in queued and t != "skip")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from refpool.contracts import TIERS
-from refpool.store import Store
+from refpool.store import Store, candidates
 
 RATABLE = (*TIERS, "skip")
 
@@ -25,7 +25,7 @@ def record_rating(
         raise ValueError(f"tier must be one of {', '.join(RATABLE)}, not {tier!r}")
     if not curator.strip():
         raise ValueError("a rating needs a curator name")
-    if not store.query("SELECT 1 FROM candidates WHERE id = ?", (candidate_id,)):
+    if not candidates.exists(store, candidate_id):
         raise LookupError(f"candidate {candidate_id} does not exist (deleted or never generated)")
     return store.insert(
         "ratings",

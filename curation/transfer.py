@@ -27,9 +27,11 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from curation.ratings import RATABLE, final_tiers, my_latest, record_rating
-from refpool.store import Store
+from refpool.contracts import Candidate
+from refpool.store import Store, candidates
 
 FORMATS = ("csv", "json", "published")
 FROM_PUBLISHED = {"love": "love", "okay": "okay", "nope": "reject", "meh": "skip"}
@@ -41,22 +43,31 @@ def published_name(candidate_id: int) -> str:
     return f"candidate_{candidate_id}.png"
 
 
-def export_rows(store: Store, curator: str | None = None, include_skips: bool = True) -> list[dict]:
-    """Each curator's live rating per candidate (latest non-undone row), oldest first."""
-    sql = (
-        "SELECT r.id, r.candidate_id, r.curator, r.tier, r.note, r.created_at,"
-        " c.generator, c.round, c.png_sha FROM ratings r"
-        " LEFT JOIN candidates c ON c.id = r.candidate_id WHERE r.undone = 0"
-    )
-    params: tuple = ()
+def export_rows(store: Store, curator: str | None = None) -> list[dict[str, Any]]:
+    """Each curator's live rating per candidate (latest non-undone row), oldest first.
+
+    A rating whose candidate has since been deleted keeps empty generator, round and png_sha.
+    """
+    sql = "SELECT candidate_id, curator, tier, note, created_at FROM ratings WHERE undone = 0"
+    params: tuple[str, ...] = ()
     if curator:
-        sql += " AND r.curator = ?"
+        sql += " AND curator = ?"
         params = (curator,)
-    latest: dict[tuple[int, str], dict] = {}
-    for row in store.query(sql + " ORDER BY r.id", params):
-        latest[(row["candidate_id"], row["curator"])] = {k: row[k] for k in COLUMNS}
-    rows = list(latest.values())
-    return [r for r in rows if include_skips or r["tier"] != "skip"]
+    latest: dict[tuple[int, str], dict[str, Any]] = {}
+    for row in store.query(sql + " ORDER BY id", params):
+        latest[(row["candidate_id"], row["curator"])] = dict(row)
+    known = candidates.get_many(store, {cid for cid, _ in latest})
+    rows = []
+    for rating in latest.values():
+        c = known.get(rating["candidate_id"])
+        merged = {
+            **rating,
+            "generator": c.generator if c else None,
+            "round": c.round if c else None,
+            "png_sha": c.png_sha if c else None,
+        }
+        rows.append({k: merged[k] for k in COLUMNS})
+    return rows
 
 
 def export_ratings(store: Store, fmt: str = "csv", curator: str | None = None) -> str:
@@ -95,24 +106,23 @@ class ImportSummary:
         return out
 
 
-def _name_index(store: Store) -> dict[str, int]:
+def _name_index(known: list[Candidate]) -> dict[str, int]:
+    """Every file name a candidate may go by in a ratings file -> its id."""
     index: dict[str, int] = {}
-    for row in store.query("SELECT id, png_sha FROM candidates"):
-        index[published_name(row["id"])] = row["id"]
-        index[f"{row['id']}.png"] = row["id"]
-        index[f"{row['id']:06d}.png"] = row[
-            "id"
-        ]  # the published dataset's file_name (pool/export.py)
-        if row["png_sha"]:
-            index[f"{row['png_sha']}.png"] = row["id"]
+    for c in known:
+        index[published_name(c.id)] = c.id
+        index[f"{c.id}.png"] = c.id
+        index[f"{c.id:06d}.png"] = c.id  # the published dataset's file_name (pool/export.py)
+        if c.png_sha:
+            index[f"{c.png_sha}.png"] = c.id
     return index
 
 
-def _parse(path: Path, default_curator: str | None) -> tuple[list[dict], str]:
-    """Rows of {candidate_id|file_name, curator, tier, note} and the detected format."""
+def _parse(path: Path, default_curator: str | None) -> list[dict[str, Any]]:
+    """Rows of {candidate_id|file_name, curator, tier, note}, whatever the file's format."""
     text = path.read_text("utf-8-sig")
     if path.suffix.lower() == ".csv":
-        return list(csv.DictReader(io.StringIO(text))), "csv"
+        return list(csv.DictReader(io.StringIO(text)))
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -135,9 +145,9 @@ def _parse(path: Path, default_curator: str | None) -> tuple[list[dict], str]:
                     "note": f"published: {label}" if label == "meh" else "",
                 }
             )
-        return rows, "published"
+        return rows
     if isinstance(data, list):
-        return data, "json"
+        return data
     raise ValueError(f"{path}: expected a JSON list of ratings or a published mapping")
 
 
@@ -146,10 +156,11 @@ def import_ratings(store: Store, path: Path | str, curator: str | None = None) -
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"no ratings file at {path}")
-    rows, _fmt = _parse(path, curator)
+    rows = _parse(path, curator)
     summary = ImportSummary()
-    names = _name_index(store)
-    existing = {r["id"] for r in store.query("SELECT id FROM candidates")}
+    known = candidates.list_candidates(store)
+    names = _name_index(known)
+    existing = {c.id for c in known}
     live: dict[str, dict[int, str]] = {}
     for n, row in enumerate(rows, start=1):
         who = (curator or str(row.get("curator") or "")).strip()
@@ -160,10 +171,11 @@ def import_ratings(store: Store, path: Path | str, curator: str | None = None) -
                 summary.unmatched.append(str(row["file_name"]))
                 continue
         else:
+            raw: Any = row.get("candidate_id")
             try:
-                cid = int(row.get("candidate_id"))
+                cid = int(raw)
             except (TypeError, ValueError):
-                summary.invalid.append(f"row {n}: candidate_id {row.get('candidate_id')!r}")
+                summary.invalid.append(f"row {n}: candidate_id {raw!r}")
                 continue
             if cid not in existing:
                 summary.unmatched.append(str(cid))

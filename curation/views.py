@@ -8,7 +8,8 @@ from __future__ import annotations
 from html import escape
 
 from curation.agreement import AgreementReport
-from curation.studio import Grid, Screen
+from curation.grid import Grid
+from curation.studio import Screen
 from refpool.contracts import TIERS
 
 KEYS_HELP = (
@@ -62,16 +63,16 @@ def screen_html(s: Screen) -> str:
         else f'<div id="rp-img" class="rp-missing" data-cid="{d.id}">{esc(d.png_problem)}</div>'
     )
     ph = d.photo
-    credit = " · ".join(esc(x) for x in (ph.get("licence"), ph.get("author")) if x)
+    credit = " · ".join(esc(x) for x in (ph.licence_label, ph.author) if x) if ph else ""
     link = (
-        f' · <a href="{esc(ph["source_url"])}" target="_blank" rel="noopener noreferrer">source</a>'
-        if ph.get("source_url", "").startswith(("http://", "https://"))
+        f' · <a href="{esc(ph.source_url)}" target="_blank" rel="noopener noreferrer">source</a>'
+        if ph and ph.source_url.startswith(("http://", "https://"))
         else ""
     )
     photo = (
         f'<img class="rp-photo-img" src="{esc(d.photo_url)}" alt="source photo">'
         if d.photo_url
-        else f'<div class="rp-missing">{esc(ph.get("problem", "no photo"))}</div>'
+        else f'<div class="rp-missing">{esc(d.photo_problem or "no photo")}</div>'
     )
     mine = (
         f'<span class="rp-tier rp-{esc(d.my_tier)}">{esc(d.my_tier)}</span>'
@@ -86,7 +87,7 @@ def screen_html(s: Screen) -> str:
     )
     gate = "passed" if d.accepted else "failed"
     if d.violations:
-        gate += ": " + "; ".join(esc(v.get("code")) for v in d.violations)
+        gate += ": " + "; ".join(esc(v.code) for v in d.violations)
     meta = [
         f"<b>#{d.id}</b> ({s.position}/{s.queue_len})",
         f"gate {gate}",
@@ -118,7 +119,7 @@ def screen_html(s: Screen) -> str:
         + top
         + '<div class="rp-main">'
         + f'<figure class="rp-render">{render}</figure>'
-        + f'<figure class="rp-photo">{photo}<figcaption>{esc(ph.get("file_name"))}<br>{credit}{link}</figcaption></figure>'
+        + f'<figure class="rp-photo">{photo}<figcaption>{esc(ph.file_name if ph else "")}<br>{credit}{link}</figcaption></figure>'
         + "</div>"
         + f'<div class="rp-meta">{" · ".join(meta)}</div>'
         + (f'<div class="rp-others">{others}</div>' if others else "")
@@ -140,7 +141,11 @@ def grid_html(g: Grid) -> str:
         )
         + f"<figcaption>#{t.id} r{t.round}"
         + (f" {esc(t.generator)}" if t.generator else "")
-        + (f' <span class="rp-tier rp-{esc(t.my_tier)}">{esc(t.my_tier)}</span>' if t.my_tier else "")
+        + (
+            f' <span class="rp-tier rp-{esc(t.my_tier)}">{esc(t.my_tier)}</span>'
+            if t.my_tier
+            else ""
+        )
         + "</figcaption></figure>"
         for t in g.tiles
     )

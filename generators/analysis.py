@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -66,7 +67,7 @@ def oklab_to_srgb(lab: np.ndarray) -> np.ndarray:
     return np.clip(np.round(c * 255), 0, 255).astype(np.uint8)
 
 
-def to_hex(rgb) -> str:
+def to_hex(rgb: Iterable[int] | np.ndarray) -> str:
     r, g, b = (int(v) for v in rgb)
     return f"#{r:02x}{g:02x}{b:02x}"
 
@@ -76,18 +77,20 @@ def hex_to_oklab(colour: str) -> np.ndarray:
     return srgb_to_oklab(np.array([int(h[i : i + 2], 16) for i in (0, 2, 4)], dtype=np.uint8))
 
 
-def kmeans(points: np.ndarray, k: int, seed: int = 0, iters: int = 20):
+def kmeans(
+    points: np.ndarray, k: int, seed: int = 0, iters: int = 20
+) -> tuple[np.ndarray, np.ndarray]:
     """Plain k-means with k-means++ seeding; returns (centres, labels)."""
     rng = np.random.default_rng(seed)
     n = len(points)
     k = max(1, min(k, n))
-    centres = [points[rng.integers(n)]]
+    picked = [points[rng.integers(n)]]
     for _ in range(1, k):
-        d2 = np.min(((points[:, None, :] - np.array(centres)[None]) ** 2).sum(-1), axis=1)
+        d2 = np.min(((points[:, None, :] - np.array(picked)[None]) ** 2).sum(-1), axis=1)
         total = d2.sum()
         idx = rng.choice(n, p=d2 / total) if total > 0 else rng.integers(n)
-        centres.append(points[idx])
-    centres = np.array(centres)
+        picked.append(points[idx])
+    centres = np.array(picked)
     labels = np.zeros(n, dtype=int)
     for _ in range(iters):
         labels = ((points[:, None, :] - centres[None]) ** 2).sum(-1).argmin(1)
@@ -130,7 +133,7 @@ class Swatch:
 
 
 @dataclass
-class Analysis:
+class PhotoAnalysis:
     width: int
     height: int
     palette: list[Swatch]  # flower colours, darkest first
@@ -146,28 +149,23 @@ class Analysis:
     petal_confidence: float = 0.0  # 0-1: strength of the angular periodicity
     profile: list[float] = field(default_factory=list, repr=False)  # radius by angle (36 bins)
 
-    def to_dict(self) -> dict:
-        data = asdict(self)
-        data.pop("mask")
-        return data
-
     def brief(self) -> str:
         return brief(self)
 
 
 def load_rgb(path: Path | str, side: int = ANALYSIS_SIDE) -> np.ndarray:
     with Image.open(path) as img:
-        img = img.convert("RGB")
-        img.thumbnail((side, side), Image.Resampling.LANCZOS)
-        return np.asarray(img, dtype=np.uint8)
+        rgb = img.convert("RGB")
+    rgb.thumbnail((side, side), Image.Resampling.LANCZOS)
+    return np.asarray(rgb, dtype=np.uint8)
 
 
 @functools.lru_cache(maxsize=64)
-def analyse_path(path: str) -> Analysis:
+def analyse_path(path: str) -> PhotoAnalysis:
     return analyse(load_rgb(path))
 
 
-def analyse(rgb: np.ndarray) -> Analysis:
+def analyse(rgb: np.ndarray) -> PhotoAnalysis:
     """Analyse an (h, w, 3) uint8 image (ideally ~ANALYSIS_SIDE px on the long side)."""
     h, w, _ = rgb.shape
     lab = srgb_to_oklab(rgb)
@@ -190,7 +188,7 @@ def analyse(rgb: np.ndarray) -> Analysis:
         base = swatch.name.replace("deep ", "").replace("pale ", "")
         if base not in hues:
             hues.append(base)
-    return Analysis(
+    return PhotoAnalysis(
         width=w,
         height=h,
         palette=palette,
@@ -228,10 +226,6 @@ def _swatches(points: np.ndarray, k: int) -> list[Swatch]:
 def _disc(h: int, w: int, cy: float, cx: float, r: float) -> np.ndarray:
     yy, xx = np.mgrid[0:h, 0:w]
     return (yy - cy) ** 2 + (xx - cx) ** 2 <= r * r
-
-
-def flower_mask(lab: np.ndarray, seed: int = 0) -> np.ndarray:
-    return flower_masks(lab, seed)[0]
 
 
 def flower_masks(lab: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -315,7 +309,7 @@ def _bin(profile: np.ndarray, n: int) -> np.ndarray:
     return norm.reshape(n, -1).mean(1)
 
 
-def brief(a: Analysis) -> str:
+def brief(a: PhotoAnalysis) -> str:
     """A plain-text description of the photo for coders that cannot see images."""
     x0, y0, x1, y1 = a.extent
     colours = ", ".join(f"{s.name} {s.hex} ({s.weight:.0%})" for s in a.palette)

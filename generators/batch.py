@@ -1,10 +1,10 @@
 """The three-round loop and batch runs: photos x generators x slots, resumable, async.
 
 Round 0 writes a program; rounds 1.. revise the previous program from its render, critique and
-gate violations. Each finished round is one `candidates` row (job_key = photo/generator/slot/
-seed/round), committed before the next round starts, so a rerun skips it and `kill -9` loses
-nothing finished. Rendering overlaps with model waits: every chain is its own task, model calls
-are limited per endpoint and renders by the renderer's slots.
+gate violations. Each finished round is one candidate (job_key = photo/generator/slot/seed/
+round), saved before the next round starts, so a rerun skips it and `kill -9` loses nothing
+finished. Rendering overlaps with model waits: every chain is its own task, model calls are
+limited per endpoint and renders by the renderer's slots.
 """
 
 from __future__ import annotations
@@ -12,60 +12,55 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
-import json
 import random
 import time
-from collections import Counter, defaultdict
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from generators import llm
 from generators.analysis import analyse_path
-from generators.coders import (
-    OUTCOME_FEEDBACK,
-    HeuristicCritic,
-    Job,
-    ModelCoder,
-    Previous,
-    ProceduralCoder,
-    VLMCritic,
-    coder_outcome,
-)
-from refpool.contracts import Critique, Render, Violation
+from generators.coders import OUTCOME_FEEDBACK, ModelCoder, ProceduralCoder, Reply, coder_outcome
+from generators.critics import HeuristicCritic, Verdict, VLMCritic, measure
+from generators.jobs import TRANSIENT, Job, Previous
+from generators.summary import summarise
+from refpool.contracts import Candidate, Photo, Render, Violation
+from refpool.defaults import GATE_PROFILE, ROUNDS
+from refpool.seeds import derive_seed
 from refpool.store import Store, sha256_bytes
+from refpool.store import candidates as candidate_store
 from refpool.store.photos import get_photo, list_photos, photo_file
 
-PROFILE = "reference"
-# unfinished: a rerun tries again (critic_error: only the critique is redone)
-TRANSIENT = ("infra_error", "http_error", "timeout", "critic_error")
+Coder = ProceduralCoder | ModelCoder
+Critic = HeuristicCritic | VLMCritic
 
 
 @dataclass
 class _Ctx:
     store: Store
-    renderer: Any
-    coders: dict
-    critic: Any
+    renderer: Any  # an async Renderer or a SyncRenderer (see `generate`)
+    coders: dict[str, Coder]
+    critic: Critic
     run_id: int
-    bar: Any
-    new_rows: list
+    bar: Any  # a tqdm progress bar, or None
+    new_ids: list[int] = field(default_factory=list)  # candidates saved by this run
 
 
 def generate(
     store: Store,
     *,
     photo_ids: list[int] | None = None,
-    generators: tuple[str, ...] | list[str] = ("procedural",),
+    generators: Sequence[str] = ("procedural",),
     candidates: int = 1,
-    rounds: int = 3,
+    rounds: int = ROUNDS,
     concurrency: int = 4,
     seed: int = 0,
     renderer: Any = None,
     progress: bool = True,
     critic: str = "heuristic",
     models_file: str | None = None,
-) -> dict:
-    """Run (or resume) a batch; returns the summary dict (see `summarise`).
+) -> dict[str, Any]:
+    """Run (or resume) a batch; returns the summary dict (see `generators.summary.summarise`).
 
     `renderer` may be an async `renderer.Renderer` (used on this loop), a `SyncRenderer`
     (called from worker threads) or None (a Renderer is started and closed here).
@@ -91,17 +86,17 @@ def generate(
 async def generate_async(
     store: Store,
     *,
-    photo_ids=None,
-    generators=("procedural",),
+    photo_ids: list[int] | None = None,
+    generators: Sequence[str] = ("procedural",),
     candidates: int = 1,
-    rounds: int = 3,
+    rounds: int = ROUNDS,
     concurrency: int = 4,
     seed: int = 0,
     renderer: Any = None,
     progress: bool = True,
     critic: str = "heuristic",
     models_file: str | None = None,
-) -> dict:
+) -> dict[str, Any]:
     if candidates < 1 or rounds < 1 or concurrency < 1:
         raise ValueError("candidates, rounds and concurrency must each be at least 1")
     photos = [get_photo(store, i) for i in photo_ids] if photo_ids else list_photos(store)
@@ -110,26 +105,23 @@ async def generate_async(
     endpoints = llm.Endpoints(max_concurrency=concurrency)
     coders, the_critic = _build(generators, critic, models_file, endpoints)
     jobs = _jobs(store, photos, coders, candidates, seed)
-    run_id = store.insert(
-        "runs",
-        {
-            "config": {
-                "photo_ids": [p.id for p in photos],
-                "generators": list(coders),
-                "candidates": candidates,
-                "rounds": rounds,
-                "concurrency": concurrency,
-                "seed": seed,
-                "critic": critic,
-            }
-        },
-    )
+    config = {
+        "photo_ids": [p.id for p in photos],
+        "generators": list(coders),
+        "candidates": candidates,
+        "rounds": rounds,
+        "concurrency": concurrency,
+        "seed": seed,
+        "critic": critic,
+    }
+    run_id = store.insert("runs", {"config": config})
     started = time.monotonic()
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=len(jobs) * rounds, desc="generate", unit="round", leave=True)
+    ctx = _Ctx(store, renderer, coders, the_critic, run_id, bar)
     own_renderer = None
     try:
         if renderer is None:
@@ -137,8 +129,7 @@ async def generate_async(
 
             own_renderer = Renderer(RenderConfig())
             await own_renderer.start()
-            renderer = own_renderer
-        ctx = _Ctx(store, renderer, coders, the_critic, run_id, bar, [])
+            ctx.renderer = own_renderer
         # K requests in flight per endpoint; twice as many chains, so that while K chains wait
         # on a model the others render (wall ~ max(model time / K, render time), not the sum).
         gate = asyncio.Semaphore(concurrency * 2)
@@ -161,13 +152,16 @@ async def generate_async(
             )
     summary = summarise(store, jobs, rounds)
     summary |= {"run_id": run_id, "wall_s": round(time.monotonic() - started, 2)}
-    summary["new"] = len(ctx.new_rows)
+    summary["new"] = len(ctx.new_ids)
     return summary
 
 
-def _build(generators, critic, models_file, endpoints):
-    models = None
-    coders: dict = {}
+def _build(
+    generators: Sequence[str], critic: str, models_file: str | None, endpoints: llm.Endpoints
+) -> tuple[dict[str, Coder], Critic]:
+    """The coders and the critic a batch asked for; fails before any work on a bad name or key."""
+    models: dict[str, llm.ModelConfig] | None = None
+    coders: dict[str, Coder] = {}
     for name in generators:
         if name == "procedural":
             coders[name] = ProceduralCoder()
@@ -189,15 +183,19 @@ def _build(generators, critic, models_file, endpoints):
     return coders, VLMCritic(models[critic], endpoints)
 
 
-def _jobs(store, photos, coders, candidates, seed) -> list[Job]:
+def _jobs(
+    store: Store, photos: list[Photo], coders: dict[str, Coder], slots: int, seed: int
+) -> list[Job]:
     jobs = []
     for photo in photos:
         path = photo_file(store, photo)
         analysis = analyse_path(str(path))
         jpeg = path.read_bytes()
         for name, coder in coders.items():
-            for slot in range(candidates):
-                chain_seed = (seed * 1_000_003 + photo.id * 7919 + slot * 104_729) % 2**31
+            for slot in range(slots):
+                # The photo's content, not its library id, so another library paints it alike.
+                # No generator: slot k of every generator shares a seed, a paired comparison.
+                chain_seed = derive_seed(seed, photo.sha256, slot)
                 temperature = None
                 if isinstance(coder, ModelCoder):
                     temperature = random.Random(chain_seed).choice(coder.cfg.temperatures)
@@ -209,55 +207,60 @@ async def _chain(ctx: _Ctx, job: Job, rounds: int) -> None:
     prev: Previous | None = None
     parent_id: int | None = None
     for round_ in range(rounds):
-        key = job.key(round_)
-        row = _row(ctx.store, key)
-        if row is not None and row["outcome"] not in TRANSIENT:
-            prev, parent_id = _previous(ctx.store, row), row["id"]
-            if ctx.bar is not None:
-                ctx.bar.update(1)
+        stored = candidate_store.by_job_key(ctx.store, job.key(round_))
+        if stored is not None and stored.outcome not in TRANSIENT:  # finished: build on it
+            prev, parent_id = _previous(ctx.store, job, stored), stored.id
+            _tick(ctx)
             continue
-        stored = row["outcome"] if row is not None else None
-        png = _stored_png(ctx.store, row) if stored == "critic_error" else None
-        if png:  # only the critique failed: keep the program and its render
-            cid, prev = await _recritique(ctx, job, round_, row, png)
-        elif stored in ("infra_error", "critic_error") and row["program_sha"]:
+        png = (
+            _stored_png(ctx.store, stored) if stored and stored.outcome == "critic_error" else None
+        )
+        if stored is not None and png:  # only the critique failed: keep the program and render
+            cid, prev = await _recritique(ctx, job, round_, stored, png)
+        elif stored and stored.outcome in ("infra_error", "critic_error") and stored.program_sha:
             # the coder's reply is kept (never asked for twice); its outcome is re-derived from it
-            source = ctx.store.program_source(row["program_sha"])
-            outcome = coder_outcome(ctx.store, row["coder_call_id"])
-            cid, prev = await _finish(ctx, job, round_, key, source, outcome, row["coder_call_id"],
-                                      parent_id, existing=row["id"])  # fmt: skip
+            source = ctx.store.program_source(stored.program_sha)
+            reply = Reply(
+                source, coder_outcome(ctx.store, stored.coder_call_id), stored.coder_call_id
+            )
+            cid, prev = await _finish(ctx, job, round_, reply, parent_id, existing=stored.id)
         else:
-            draft = await ctx.coders[job.generator].write(ctx.store, job, round_, prev)
-            cid, prev = await _finish(ctx, job, round_, key, draft.program, draft.outcome,
-                                      draft.call_id, parent_id, existing=row["id"] if row else None)  # fmt: skip
-        if ctx.bar is not None:
-            ctx.bar.update(1)
+            reply = await ctx.coders[job.generator].write(ctx.store, job, round_, prev)
+            existing = stored.id if stored else None
+            cid, prev = await _finish(ctx, job, round_, reply, parent_id, existing)
+        _tick(ctx)
         if prev is None:  # transport, infrastructure or critic failure: stop; a rerun resumes
-            if ctx.bar is not None:
-                ctx.bar.update(rounds - round_ - 1)
+            _tick(ctx, rounds - round_ - 1)
             return
         parent_id = cid
 
 
-async def _render(renderer, source: str, seed: int) -> Render:
+def _tick(ctx: _Ctx, n: int = 1) -> None:
+    if ctx.bar is not None:
+        ctx.bar.update(n)
+
+
+async def _render(renderer: Any, source: str, seed: int) -> Render:
     if inspect.iscoroutinefunction(renderer.render):
-        return await renderer.render(source, seed=seed, profile=PROFILE)
-    return await asyncio.to_thread(renderer.render, source, seed, PROFILE)
+        return await renderer.render(source, seed=seed, profile=GATE_PROFILE)
+    return await asyncio.to_thread(renderer.render, source, seed, GATE_PROFILE)
 
 
-async def _finish(ctx, job, round_, key, program, outcome, call_id, parent_id, existing=None):
-    """Render, critique and store one round; returns (candidate id, Previous or None)."""
+async def _finish(
+    ctx: _Ctx, job: Job, round_: int, reply: Reply, parent_id: int | None, existing: int | None
+) -> tuple[int, Previous | None]:
+    """Render, critique and save one round; returns (candidate id, Previous or None)."""
     store = ctx.store
-    row: dict[str, Any] = {
-        "job_key": key,
+    fields: dict[str, Any] = {
+        "job_key": job.key(round_),
         "run_id": ctx.run_id,
         "photo_id": job.photo.id,
         "generator": job.generator,
         "round": round_,
         "seed": job.seed,
         "parent_id": parent_id,
-        "coder_call_id": call_id,
-        "outcome": outcome,
+        "coder_call_id": reply.call_id,
+        "outcome": reply.outcome,
         # explicit blanks, so a retried (transient) row never keeps stale values
         "program_sha": None,
         "render_id": None,
@@ -270,194 +273,91 @@ async def _finish(ctx, job, round_, key, program, outcome, call_id, parent_id, e
     }
     violations: list[Violation] = []
     png = None
-    render = None
-    if program:
-        row["program_sha"] = store.put_program(program)
-        render = await _render(ctx.renderer, program, job.seed)
+    if reply.program:
+        fields["program_sha"] = store.put_program(reply.program)
+        render = await _render(ctx.renderer, reply.program, job.seed)
         if render.infra_error:  # our machinery failed, not the program: one more go
-            render = await _render(ctx.renderer, program, job.seed)
-        row["render_id"] = store.record_render(render)
+            render = await _render(ctx.renderer, reply.program, job.seed)
+        fields["render_id"] = store.record_render(render)
         if render.infra_error:
-            row |= {"outcome": "infra_error", "infra_error": render.infra_error}
+            fields |= {"outcome": "infra_error", "infra_error": render.infra_error}
         else:
             violations = list(render.gate.violations)
             png = render.png
-            row |= {
+            fields |= {
                 "accepted": int(render.accepted),
                 "coverage": render.gate.coverage,
                 "png_sha": sha256_bytes(png) if png else None,
             }
-    elif outcome in OUTCOME_FEEDBACK:
-        violations = [OUTCOME_FEEDBACK[outcome]]
-    row["violations"] = [v.to_dict() for v in violations]
+    elif reply.outcome in OUTCOME_FEEDBACK:
+        violations = [OUTCOME_FEEDBACK[reply.outcome]]
+    fields["violations"] = [v.to_dict() for v in violations]
     verdict = None
-    if row["outcome"] not in TRANSIENT:
-        verdict = await _judge(ctx, job, round_, row, png, violations)
-    cid = _save(store, row, existing)
-    ctx.new_rows.append(cid)
+    if fields["outcome"] not in TRANSIENT:
+        verdict = await _judge(ctx, job, round_, fields, png, violations)
+    cid = candidate_store.save(store, fields, existing)
+    ctx.new_ids.append(cid)
     if verdict is None:
         return cid, None
-    return cid, Previous(round_, program, png, verdict.critique, violations, verdict.measures,
-                         bool(row.get("accepted")))  # fmt: skip
+    accepted = bool(fields["accepted"])
+    return cid, Previous(
+        round_, reply.program, png, verdict.critique, violations, verdict.measures, accepted
+    )
 
 
-async def _judge(ctx, job, round_, row: dict, png, violations):
-    """Critique a rendered round into `row`; None (and outcome critic_error) if the call failed."""
+async def _judge(
+    ctx: _Ctx,
+    job: Job,
+    round_: int,
+    fields: dict[str, Any],
+    png: bytes | None,
+    violations: list[Violation],
+) -> Verdict | None:
+    """Critique a rendered round into `fields`; None (outcome critic_error) if the call failed."""
     verdict = await ctx.critic.judge(ctx.store, job, round_, png, violations)
-    row["critic_call_id"] = verdict.call_id
+    fields["critic_call_id"] = verdict.call_id
     if verdict.error:  # the critique never happened: do not store a stand-in as if it had
-        row |= {"outcome": "critic_error", "critique": None}
+        fields |= {"outcome": "critic_error", "critique": None}
         return None
-    row["critique"] = verdict.critique.to_dict()
+    fields["critique"] = verdict.critique.to_dict()
     return verdict
 
 
-async def _recritique(ctx, job, round_, stored, png: bytes):
+async def _recritique(
+    ctx: _Ctx, job: Job, round_: int, stored: Candidate, png: bytes
+) -> tuple[int, Previous | None]:
     """Redo only the critique of a critic_error round: its program and render are kept."""
-    program = ctx.store.program_source(stored["program_sha"])
-    violations = [Violation.from_dict(v) for v in json.loads(stored["violations"] or "[]")]
-    row = {"job_key": stored["job_key"], "run_id": ctx.run_id}
-    row["outcome"] = coder_outcome(ctx.store, stored["coder_call_id"])
-    verdict = await _judge(ctx, job, round_, row, png, violations)
-    cid = _save(ctx.store, row, stored["id"])
-    ctx.new_rows.append(cid)
+    program = ctx.store.program_source(stored.program_sha) if stored.program_sha else None
+    fields: dict[str, Any] = {"job_key": stored.job_key, "run_id": ctx.run_id}
+    fields["outcome"] = coder_outcome(ctx.store, stored.coder_call_id)
+    verdict = await _judge(ctx, job, round_, fields, png, stored.violations)
+    cid = candidate_store.save(ctx.store, fields, stored.id)
+    ctx.new_ids.append(cid)
     if verdict is None:
         return cid, None
-    return cid, Previous(round_, program, png, verdict.critique, violations, verdict.measures,
-                         bool(stored["accepted"]))  # fmt: skip
+    return cid, Previous(
+        round_, program, png, verdict.critique, stored.violations, verdict.measures, stored.accepted
+    )
 
 
-def _save(store: Store, row: dict, existing: int | None) -> int:
-    if existing is None:
-        return store.insert("candidates", row)
-    values = {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in row.items()}
-    values.pop("job_key")
-    sets = ", ".join(f"{k} = ?" for k in values)
-    with store.write_lock:
-        store.db.execute(f"UPDATE candidates SET {sets} WHERE id = ?", [*values.values(), existing])
-    return existing
-
-
-def _stored_png(store: Store, row) -> bytes | None:
-    if row["png_sha"]:
+def _stored_png(store: Store, stored: Candidate) -> bytes | None:
+    if stored.png_sha:
         with contextlib.suppress(OSError):
-            return store.png_path(row["png_sha"]).read_bytes()
+            return store.png_path(stored.png_sha).read_bytes()
     return None
 
 
-def _row(store: Store, key: str):
-    rows = store.query("SELECT * FROM candidates WHERE job_key = ?", (key,))
-    return rows[0] if rows else None
-
-
-def _previous(store: Store, row) -> Previous:
+def _previous(store: Store, job: Job, stored: Candidate) -> Previous:
     """Rebuild a finished round from the store (for a resumed chain)."""
-    png = _stored_png(store, row)
-    program = store.program_source(row["program_sha"]) if row["program_sha"] else None
-    critique = Critique.from_dict(json.loads(row["critique"])) if row["critique"] else None
-    violations = [Violation.from_dict(v) for v in json.loads(row["violations"] or "[]")]
-    measures: dict = {}
-    if png:
-        from generators.critics import measure
-
-        photo = get_photo(store, row["photo_id"])
-        measures = measure(analyse_path(str(photo_file(store, photo))), png)
+    png = _stored_png(store, stored)
+    program = store.program_source(stored.program_sha) if stored.program_sha else None
+    measures = measure(job.analysis, png) if png else {}  # the job key names the photo
     return Previous(
-        row["round"], program, png, critique, violations, measures, bool(row["accepted"])
+        stored.round,
+        program,
+        png,
+        stored.critique,
+        list(stored.violations),
+        measures,
+        stored.accepted,
     )
-
-
-# -- summaries -------------------------------------------------------------------------------
-def summarise(store: Store, jobs: list[Job], rounds: int) -> dict:
-    """Per generator: candidates, accepted, rejected, infra_errors, pass rate per round, ..."""
-    keys = {job.key(r): job.generator for job in jobs for r in range(rounds)}
-    rows = _rows_for(store, "candidates", keys)
-    calls = _rows_for(store, "model_calls", {**keys, **{k + "/critic": g for k, g in keys.items()}})
-    models: dict[str, dict] = {}
-    for name in dict.fromkeys(job.generator for job in jobs):
-        mine = [r for r in rows if keys[r["job_key"]] == name]
-        done = [r for r in mine if r["outcome"] not in TRANSIENT]
-        coder_calls = [
-            c for c in calls if c["purpose"] == "coder" and keys.get(c["job_key"]) == name
-        ]
-        failures = Counter(r["outcome"] for r in mine if r["outcome"] != "ok")
-        failures["gate"] = sum(1 for r in mine if r["outcome"] == "ok" and not r["accepted"])
-        by_round = defaultdict(list)
-        for r in done:
-            by_round[r["round"]].append(r["accepted"])
-        accepted = [r for r in done if r["accepted"]]  # a critic_error round is not finished
-        models[name] = {
-            "candidates": len(mine),
-            "accepted": len(accepted),
-            "rejected": len(done) - len(accepted),
-            "infra_errors": sum(1 for r in mine if r["outcome"] == "infra_error"),
-            "transport_errors": sum(1 for r in mine if r["outcome"] in ("http_error", "timeout")),
-            "pending": sum(1 for g in keys.values() if g == name) - len(done),
-            "calls": len(coder_calls),
-            "prompt_tokens": sum(c["prompt_tokens"] or 0 for c in coder_calls),
-            "completion_tokens": sum(c["completion_tokens"] or 0 for c in coder_calls),
-            "pass_rate_by_round": {
-                str(k): round(sum(v) / len(v), 3) for k, v in sorted(by_round.items())
-            },
-            "mean_coverage": round(sum(r["coverage"] for r in accepted) / len(accepted), 4)
-            if accepted
-            else None,
-            "failures": {k: v for k, v in sorted(failures.items()) if v},
-        }
-    return {"models": models, "photos": len({j.photo.id for j in jobs}), "rounds": rounds}
-
-
-def _rows_for(store: Store, table: str, keys: dict) -> list:
-    out = []
-    names = list(keys)
-    for i in range(0, len(names), 500):
-        chunk = names[i : i + 500]
-        marks = ",".join("?" for _ in chunk)
-        out += store.query(f"SELECT * FROM {table} WHERE job_key IN ({marks})", tuple(chunk))
-    return out
-
-
-def format_summary(summary: dict) -> str:
-    """The per-model table the CLI prints."""
-    head = f"{'model':<22}{'cands':>6}{'ok':>5}{'rej':>5}{'infra':>6}{'calls':>6}{'tokens':>9}  {'pass by round':<18}{'cov':>6}  failures"
-    lines = [head, "-" * len(head)]
-    for name, m in summary["models"].items():
-        passes = " ".join(f"{v:.0%}" for v in m["pass_rate_by_round"].values()) or "-"
-        cov = f"{m['mean_coverage']:.2f}" if m["mean_coverage"] is not None else "-"
-        tokens = m["prompt_tokens"] + m["completion_tokens"]
-        fails = ", ".join(f"{k} {v}" for k, v in m["failures"].items()) or "-"
-        lines.append(
-            f"{name:<22}{m['candidates']:>6}{m['accepted']:>5}{m['rejected']:>5}"
-            f"{m['infra_errors']:>6}{m['calls']:>6}{tokens:>9}  {passes:<18}{cov:>6}  {fails}"
-        )
-    total = sum(m["candidates"] for m in summary["models"].values())
-    ok = sum(m["accepted"] for m in summary["models"].values())
-    lines.append(
-        f"{total} candidates ({summary.get('new', 0)} new this run), {ok} accepted,"
-        f" {summary['photos']} photo(s), {summary['rounds']} round(s), {summary.get('wall_s', 0)} s"
-    )
-    return "\n".join(lines)
-
-
-def list_candidates(store: Store) -> list[dict]:
-    """Every candidate: id, photo, model, round, accepted, coverage, png path (or None)."""
-    rows = store.query(
-        "SELECT c.id, p.file_name AS photo, c.photo_id, c.generator, c.round, c.accepted,"
-        " c.coverage, c.png_sha, c.outcome, c.parent_id FROM candidates c"
-        " JOIN photos p ON p.id = c.photo_id ORDER BY c.id"
-    )
-    return [
-        {
-            "id": r["id"],
-            "photo": r["photo"],
-            "photo_id": r["photo_id"],
-            "model": r["generator"],
-            "round": r["round"],
-            "accepted": bool(r["accepted"]),
-            "coverage": r["coverage"],
-            "png": str(store.png_path(r["png_sha"])) if r["png_sha"] else None,
-            "outcome": r["outcome"],
-            "parent_id": r["parent_id"],
-        }
-        for r in rows
-    ]

@@ -6,6 +6,9 @@ import argparse
 import json
 import sys
 
+from refpool.defaults import ROUNDS
+from refpool.store import Store
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     g = sub.add_parser(
@@ -22,7 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     g.add_argument("--candidates", type=int, default=2, help="candidates per photo and generator")
     g.add_argument(
-        "--rounds", type=int, default=3, help="rounds: 1 generate + revisions (default 3)"
+        "--rounds",
+        type=int,
+        default=ROUNDS,
+        help=f"rounds: 1 generate + revisions (default {ROUNDS})",
     )
     g.add_argument(
         "--concurrency",
@@ -52,14 +58,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(func=cmd_candidates_list)
 
 
-def _store():
-    from refpool.store import Store
-
+def _store() -> Store:
     return Store.open()
 
 
-def cmd_generate(args) -> int:
-    from generators.batch import format_summary, generate
+def cmd_generate(args: argparse.Namespace) -> int:
+    # imported per call: numpy and friends stay out of `refpool --help` (and tests replace it)
+    from generators.batch import generate
+    from generators.summary import format_summary
 
     try:
         summary = generate(
@@ -81,8 +87,8 @@ def cmd_generate(args) -> int:
     return 0
 
 
-def cmd_candidates_list(args) -> int:
-    from generators.batch import list_candidates
+def cmd_candidates_list(args: argparse.Namespace) -> int:
+    from generators.summary import list_candidates
 
     rows = list_candidates(_store())
     if args.json:

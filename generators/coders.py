@@ -1,19 +1,21 @@
-"""Coders (write and revise programs) and critics (judge renders), behind one small interface.
+"""Coders write and revise programs, behind one small interface: `write(...) -> Reply`.
 
 * ProceduralCoder: the embedded default (generators/procedural.py), no model, no network.
 * ModelCoder: an OpenAI-compatible model; images if the model accepts them, else the brief.
-* HeuristicCritic / VLMCritic: see generators/critics.py.
+
+The critics that judge the renders are in generators/critics.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
-from generators import critics, llm, procedural
-from generators.analysis import Analysis
-from refpool.contracts import Critique, Photo, Violation
+from generators import llm, procedural
+from generators.jobs import Job, Previous
+from refpool.contracts import Violation
+from refpool.seeds import derive_seed
 from refpool.store import Store
 from renderer import extract_program
 from renderer.profiles import CODES
@@ -34,39 +36,9 @@ OUTCOME_FEEDBACK = {
 
 
 @dataclass
-class Job:
-    """One chain of rounds: a photo, a generator, a slot."""
+class Reply:
+    """A coder's answer for one round: the program (None if there was none) and how it went."""
 
-    photo: Photo
-    analysis: Analysis
-    photo_jpeg: bytes
-    generator: str
-    slot: int
-    seed: int
-    temperature: float | None = None
-
-    def key(self, round_: int) -> str:
-        return (
-            f"photo{self.photo.sha256[:16]}/{self.generator}/slot{self.slot}"
-            f"/seed{self.seed}/round{round_}"
-        )
-
-
-@dataclass
-class Previous:
-    """What a revision starts from: the parent round."""
-
-    round: int
-    program: str | None
-    png: bytes | None
-    critique: Critique | None
-    violations: list[Violation] = field(default_factory=list)
-    measures: dict = field(default_factory=dict)
-    accepted: bool = False
-
-
-@dataclass
-class Draft:
     program: str | None
     outcome: str
     call_id: int | None = None
@@ -75,15 +47,18 @@ class Draft:
 class ProceduralCoder:
     name = "procedural"
 
-    async def write(self, store: Store, job: Job, round_: int, prev: Previous | None) -> Draft:
+    async def write(self, store: Store, job: Job, round_: int, prev: Previous | None) -> Reply:
         subject = job.photo.subject or "flower"
-        if prev is None or not prev.program:
-            source = procedural.generate_program(job.analysis, job.seed + round_, subject)
-        else:
+        source = None
+        if prev is not None and prev.program:
             source = procedural.revise_program(
                 prev.program, job.analysis, prev.measures, round_, prev.violations
             )
-        return Draft(source, "ok")
+        if source is None:  # the first round, or a parent without its plan: paint afresh
+            source = procedural.generate_program(
+                job.analysis, derive_seed(job.seed, round_), subject
+            )
+        return Reply(source, "ok")
 
 
 class ModelCoder:
@@ -92,7 +67,7 @@ class ModelCoder:
         self.name = cfg.name
         self.endpoints = endpoints
 
-    def messages(self, job: Job, round_: int, prev: Previous | None) -> list[dict]:
+    def messages(self, job: Job, round_: int, prev: Previous | None) -> list[dict[str, Any]]:
         subject = job.photo.subject or "flower"
         brief = job.analysis.brief()
         images = []
@@ -118,7 +93,7 @@ class ModelCoder:
                 ]
             else:
                 render_note = (
-                    "Render measurements: " + critics_summary(prev)
+                    "Render measurements: " + _measures_line(prev.measures)
                     if prev.png
                     else "Your sketch produced no image."
                 )
@@ -141,55 +116,30 @@ class ModelCoder:
             {"role": "user", "content": user},
         ]
 
-    async def write(self, store: Store, job: Job, round_: int, prev: Previous | None) -> Draft:
+    async def write(self, store: Store, job: Job, round_: int, prev: Previous | None) -> Reply:
         key = job.key(round_)
-        reused = _paid_reply(store, key)
+        reused = llm.paid_reply(store, key)
         if reused is not None:  # a crash after the model answered: do not pay twice
             outcome, program = llm.classify(reused[1], extract_program)
-            return Draft(program, outcome, reused[0])
+            return Reply(program, outcome, reused[0])
+        temperature = job.temperature
         result = await llm.chat(
             store,
             self.endpoints,
             self.cfg,
             self.messages(job, round_, prev),
             purpose="coder",
-            temperature=job.temperature
-            if job.temperature is not None
-            else self.cfg.temperatures[0],
+            temperature=temperature if temperature is not None else self.cfg.temperatures[0],
             job_key=key,
         )
         outcome, program = llm.classify(result, extract_program)
-        return Draft(program, outcome, result.call_id)
-
-
-def _paid_reply(
-    store: Store, key: str, purpose: str = "coder"
-) -> tuple[int, llm.ChatResult] | None:
-    """The latest reply already paid for under this job key, as the chat call returned it."""
-    rows = store.query(
-        "SELECT * FROM model_calls WHERE job_key = ? AND purpose = ? AND outcome = 'ok'"
-        " ORDER BY id DESC LIMIT 1",
-        (key, purpose),
-    )
-    return (rows[0]["id"], _stored_result(rows[0])) if rows else None
-
-
-def _stored_result(row) -> llm.ChatResult:
-    return llm.ChatResult(
-        outcome=row["outcome"],
-        content=row["response"] or "",
-        reasoning=row["reasoning"] or "",
-        finish_reason=row["finish_reason"],
-        refusal=row["refusal"],
-        call_id=row["id"],
-        error=row["error"],
-    )
+        return Reply(program, outcome, result.call_id)
 
 
 def coder_outcome(store: Store, call_id: int | None) -> str:
     """How a stored coder reply classifies (ok, truncated, ...); 'ok' when there was no call."""
-    rows = store.query("SELECT * FROM model_calls WHERE id = ?", (call_id,)) if call_id else []
-    return llm.classify(_stored_result(rows[0]), extract_program)[0] if rows else "ok"
+    result = llm.recorded_reply(store, call_id) if call_id else None
+    return llm.classify(result, extract_program)[0] if result is not None else "ok"
 
 
 def _violation_lines(violations: list[Violation]) -> str:
@@ -198,76 +148,6 @@ def _violation_lines(violations: list[Violation]) -> str:
     )
 
 
-def critics_summary(prev: Previous) -> str:
-    m = prev.measures or {}
+def _measures_line(measures: dict[str, Any]) -> str:
     keys = ("coverage", "palette_distance", "silhouette_iou", "edge_softness", "layering", "centre")
-    return ", ".join(f"{k} {m[k]}" for k in keys if k in m) or "(not measured)"
-
-
-# -- critics ---------------------------------------------------------------------------------
-@dataclass
-class Verdict:
-    critique: Critique
-    measures: dict
-    call_id: int | None = None
-    error: str | None = None  # the critic call failed in transport: no critique happened
-
-
-class HeuristicCritic:
-    name = "heuristic"
-
-    async def judge(self, store: Store, job: Job, round_: int, png, violations) -> Verdict:
-        critique, measures = await asyncio.to_thread(
-            critics.heuristic_critique, job.analysis, png, violations
-        )
-        return Verdict(critique, measures)
-
-
-class VLMCritic:
-    """A vision model critic; falls back to the heuristic critique if its reply is unusable.
-
-    A failed call (http_error/timeout after retries) is not papered over: the verdict carries
-    `error` and the round is stored as critic_error, which a rerun critiques again.
-    """
-
-    def __init__(self, cfg: llm.ModelConfig, endpoints: llm.Endpoints) -> None:
-        if not cfg.accepts_images:
-            raise ValueError(f"critic {cfg.name!r} must accept images (accepts_images: true)")
-        self.cfg, self.endpoints, self.name = cfg, endpoints, cfg.name
-
-    async def judge(self, store: Store, job: Job, round_: int, png, violations) -> Verdict:
-        heuristic, measures = await asyncio.to_thread(
-            critics.heuristic_critique, job.analysis, png, violations
-        )
-        if not png:
-            return Verdict(heuristic, measures)
-        text = llm.prompt("critic.md", brief="Photo analysis:\n" + job.analysis.brief())
-        messages = [
-            {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": text},
-                    llm.image_part(job.photo_jpeg, "image/jpeg"),
-                    llm.image_part(png, "image/png"),
-                ],
-            }
-        ]
-        key = job.key(round_) + "/critic"
-        reused = _paid_reply(store, key, "critic")
-        if reused is not None:  # a crash after the critic answered: do not pay twice
-            result = reused[1]
-        else:
-            extra = {"response_format": {"type": "json_object"}} if self.cfg.json_mode else None
-            result = await llm.chat(store, self.endpoints, self.cfg, messages, purpose="critic",
-                                    temperature=0.2, extra=extra, job_key=key)  # fmt: skip
-        if result.outcome != "ok":  # no reply at all: the round waits for a rerun to critique it
-            error = f"VLM critic {self.cfg.name}: {result.outcome} ({result.error or 'no detail'})"
-            return Verdict(heuristic, measures, result.call_id, error=error)
-        try:
-            critique = critics.parse_critique(result.content, self.cfg.name)
-        except (ValueError, TypeError, AttributeError) as exc:
-            note = f"(VLM critic {self.cfg.name} reply unusable: {exc}; heuristic critique used)"
-            critique = Critique(
-                heuristic.critic, heuristic.scores, heuristic.advice, f"{heuristic.summary} {note}"
-            )
-        return Verdict(critique, measures, result.call_id)
+    return ", ".join(f"{k} {measures[k]}" for k in keys if k in measures) or "(not measured)"

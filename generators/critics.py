@@ -1,34 +1,42 @@
 """Critics: compare a render with its photo and say what to change.
 
-* `heuristic_critique(analysis, png)`: offline, from image measurements (palette distance in
-  OKLab, silhouette overlap, coverage, edge softness, layering).
+* `HeuristicCritic` (`heuristic_critique(analysis, png)`): offline, from image measurements
+  (palette distance in OKLab, silhouette overlap, coverage, edge softness, layering).
 * `VLMCritic`: any OpenAI-compatible vision model; sees photo + render, answers JSON.
 
-Both return a contracts.Critique with scores 0-10 for fidelity, watercolour, composition and
+Both give a contracts.Critique with scores 0-10 for fidelity, watercolour, composition and
 coverage, plus concrete advice for the next round.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import math
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from PIL import Image
 from scipy import ndimage
 
+from generators import llm
 from generators.analysis import (
     ANALYSIS_SIDE,
-    Analysis,
+    PhotoAnalysis,
     colour_name,
+    hex_to_oklab,
     kmeans,
     oklab_to_srgb,
     srgb_to_oklab,
     to_hex,
 )
-from refpool.contracts import Critique
+from generators.jobs import Job
+from refpool.contracts import Critique, Violation
+from refpool.store import Store
 from renderer.gate import paint_mask  # one definition of "paint" for gate, critic and pool
 
 SCORE_KEYS = ("fidelity", "watercolour", "composition", "coverage")
@@ -52,7 +60,7 @@ def _normalised(mask: np.ndarray, side: int = 96) -> np.ndarray:
     return mask[src_y, src_x] & inside
 
 
-def measure(analysis: Analysis, png: bytes) -> dict:
+def measure(analysis: PhotoAnalysis, png: bytes) -> dict[str, Any]:
     """Image measurements of a render against the photo's analysis (all plain JSON types)."""
     with Image.open(io.BytesIO(png)) as img:
         rgba = img.convert("RGBA")
@@ -63,7 +71,7 @@ def measure(analysis: Analysis, png: bytes) -> dict:
     mask, ground = paint_mask(rgb)
     h, w = mask.shape
     coverage = float(mask.mean())
-    out: dict = {"coverage": round(coverage, 4), "ground": to_hex(ground)}
+    out: dict[str, Any] = {"coverage": round(coverage, 4), "ground": to_hex(ground)}
     if mask.sum() < 10:
         return out | {"empty": True}
     lab = srgb_to_oklab(rgb)
@@ -120,13 +128,13 @@ def _clamp10(x: float) -> float:
 
 
 def heuristic_critique(
-    analysis: Analysis, png: bytes | None, violations=()
-) -> tuple[Critique, dict]:
+    analysis: PhotoAnalysis, png: bytes | None, violations: Sequence[Violation] = ()
+) -> tuple[Critique, dict[str, Any]]:
     """(Critique, measurements). Works offline; advice is concrete enough to act on."""
     if not png:
-        advice = "No image was produced. " + " ".join(f"[{v.code}] {v.message}" for v in violations)
-        scores = dict.fromkeys(SCORE_KEYS, 0.0)
-        return Critique("heuristic", scores, advice.strip(), "nothing rendered"), {}
+        why = " ".join(f"[{v.code}] {v.message}" for v in violations)
+        said = f"No image was produced. {why}".strip()
+        return Critique("heuristic", dict.fromkeys(SCORE_KEYS, 0.0), said, "nothing rendered"), {}
     m = measure(analysis, png)
     if m.get("empty"):
         scores = dict.fromkeys(SCORE_KEYS, 0.0)
@@ -146,8 +154,8 @@ def heuristic_critique(
     fidelity = _clamp10(0.45 * palette + 0.2 * excess + 0.35 * silhouette)
     for render_hex, photo_hex in m["palette_shift"][:3]:
         advice.append(
-            f"Move the {colour_name(_lab(render_hex))} {render_hex} areas towards the photo's"
-            f" {colour_name(_lab(photo_hex))} {photo_hex}."
+            f"Move the {colour_name(hex_to_oklab(render_hex))} {render_hex} areas towards the photo's"
+            f" {colour_name(hex_to_oklab(photo_hex))} {photo_hex}."
         )
     missing = [s for s in analysis.palette if s.weight > 0.15]
     if palette < 6 and missing:
@@ -206,11 +214,6 @@ def heuristic_critique(
     return Critique("heuristic", scores, " ".join(advice), summary), m
 
 
-def _lab(hex_colour: str) -> np.ndarray:
-    h = hex_colour.lstrip("#")
-    return srgb_to_oklab(np.array([int(h[i : i + 2], 16) for i in (0, 2, 4)], dtype=np.uint8))
-
-
 # -- the VLM critic -------------------------------------------------------------------------
 def parse_critique(text: str, critic: str) -> Critique:
     """Read the critic's JSON (bare or fenced); raises ValueError when it is unusable."""
@@ -235,3 +238,81 @@ def parse_critique(text: str, critic: str) -> Critique:
     if isinstance(advice, list):
         advice = " ".join(str(a) for a in advice)
     return Critique(critic, scores, str(advice).strip(), str(data.get("summary", "")).strip())
+
+
+# -- critics as the loop uses them ----------------------------------------------------------
+@dataclass
+class Verdict:
+    critique: Critique
+    measures: dict[str, Any]
+    call_id: int | None = None
+    error: str | None = None  # the critic call failed in transport: no critique happened
+
+
+class HeuristicCritic:
+    name = "heuristic"
+
+    async def judge(
+        self, store: Store, job: Job, round_: int, png: bytes | None, violations: list[Violation]
+    ) -> Verdict:
+        critique, measures = await asyncio.to_thread(
+            heuristic_critique, job.analysis, png, violations
+        )
+        return Verdict(critique, measures)
+
+
+class VLMCritic:
+    """A vision model critic; falls back to the heuristic critique if its reply is unusable.
+
+    A failed call (http_error/timeout after retries) is not papered over: the verdict carries
+    `error` and the round is stored as critic_error, which a rerun critiques again.
+    """
+
+    def __init__(self, cfg: llm.ModelConfig, endpoints: llm.Endpoints) -> None:
+        if not cfg.accepts_images:
+            raise ValueError(f"critic {cfg.name!r} must accept images (accepts_images: true)")
+        self.cfg, self.endpoints, self.name = cfg, endpoints, cfg.name
+
+    async def judge(
+        self, store: Store, job: Job, round_: int, png: bytes | None, violations: list[Violation]
+    ) -> Verdict:
+        heuristic, measures = await asyncio.to_thread(
+            heuristic_critique, job.analysis, png, violations
+        )
+        if not png:
+            return Verdict(heuristic, measures)
+        key = job.key(round_) + "/critic"
+        reused = llm.paid_reply(store, key, "critic")
+        if reused is not None:  # a crash after the critic answered: do not pay twice
+            result = reused[1]
+        else:
+            result = await llm.chat(
+                store,
+                self.endpoints,
+                self.cfg,
+                self._messages(job, png),
+                purpose="critic",
+                temperature=0.2,
+                extra={"response_format": {"type": "json_object"}} if self.cfg.json_mode else None,
+                job_key=key,
+            )
+        if result.outcome != "ok":  # no reply at all: the round waits for a rerun to critique it
+            error = f"VLM critic {self.cfg.name}: {result.outcome} ({result.error or 'no detail'})"
+            return Verdict(heuristic, measures, result.call_id, error=error)
+        try:
+            critique = parse_critique(result.content, self.cfg.name)
+        except (ValueError, TypeError, AttributeError) as exc:
+            note = f"(VLM critic {self.cfg.name} reply unusable: {exc}; heuristic critique used)"
+            critique = Critique(
+                heuristic.critic, heuristic.scores, heuristic.advice, f"{heuristic.summary} {note}"
+            )
+        return Verdict(critique, measures, result.call_id)
+
+    def _messages(self, job: Job, png: bytes) -> list[dict[str, Any]]:
+        text = llm.prompt("critic.md", brief="Photo analysis:\n" + job.analysis.brief())
+        parts = [
+            {"type": "text", "text": text},
+            llm.image_part(job.photo_jpeg, "image/jpeg"),
+            llm.image_part(png, "image/png"),
+        ]
+        return [{"role": "user", "content": parts}]

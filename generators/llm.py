@@ -13,8 +13,10 @@ import json
 import os
 import random
 import re
+import sqlite3
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from string import Template
@@ -40,7 +42,6 @@ class ModelConfig:
     max_tokens: int = 2400
     timeout_s: float = 180.0
     concurrency: int = 4
-    roles: tuple[str, ...] = ("coder",)
     price_in: float | None = None  # USD per million tokens
     price_out: float | None = None
     json_mode: bool = False  # send response_format=json_object to critics
@@ -78,6 +79,7 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where} is not valid JSON: {exc}") from None
     entries = data.get("models", data)
+    # Unknown keys are ignored, so older files load (e.g. `roles`, which nothing reads any more).
     models = {}
     for name, entry in entries.items():
         if name.startswith("_"):
@@ -95,7 +97,6 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
             max_tokens=int(entry.get("max_tokens", 2400)),
             timeout_s=float(entry.get("timeout_s", 180)),
             concurrency=int(entry.get("concurrency", 4)),
-            roles=tuple(entry.get("roles", ("coder",))),
             price_in=price.get("input"),
             price_out=price.get("output"),
             json_mode=bool(entry.get("json_mode", False)),
@@ -143,12 +144,10 @@ class ChatResult:
     finish_reason: str | None = None
     refusal: str | None = None
     call_id: int | None = None
-    attempts: int = 1
     latency_ms: float = 0.0
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     error: str | None = None
-    history: list[int] = field(default_factory=list)  # ids of every recorded attempt
 
 
 class Endpoints:
@@ -165,7 +164,7 @@ class Endpoints:
             self._sems[cfg.base_url] = asyncio.Semaphore(max(1, limit))
         return self._sems[cfg.base_url]
 
-    def client(self, cfg: ModelConfig):
+    def client(self, cfg: ModelConfig) -> Any:
         try:
             from openai import AsyncOpenAI
         except ImportError as exc:  # pragma: no cover - openai is a pinned dependency
@@ -207,7 +206,6 @@ async def chat(
     params |= extra or {}
     stored_messages = redact_images(messages)
     result = ChatResult(outcome="http_error")
-    history: list[int] = []
     for attempt in range(1, max_attempts + 1):
         started = time.monotonic()
         retry_after = None
@@ -251,10 +249,7 @@ async def chat(
             result = ChatResult(outcome="http_error", error=str(exc))
             attempt = max_attempts
         result.latency_ms = round((time.monotonic() - started) * 1000, 1)
-        result.attempts = attempt
         result.call_id = _record(store, cfg, purpose, stored_messages, params, result, job_key)
-        history.append(result.call_id)
-        result.history = list(history)
         if result.outcome == "ok" or attempt >= max_attempts:
             return result
         delay = retry_after if retry_after is not None else RETRY_BASE_S * 2 ** (attempt - 1)
@@ -262,7 +257,7 @@ async def chat(
     return result
 
 
-def _status_error(exc) -> str:
+def _status_error(exc: Any) -> str:
     body = ""
     try:
         body = json.dumps(exc.body)[:300] if exc.body is not None else ""
@@ -271,7 +266,7 @@ def _status_error(exc) -> str:
     return f"HTTP {exc.status_code}: {body}".strip()
 
 
-def _retry_after(exc) -> float | None:
+def _retry_after(exc: Any) -> float | None:
     try:
         value = exc.response.headers.get("retry-after")
         return float(value) if value is not None else None
@@ -279,7 +274,15 @@ def _retry_after(exc) -> float | None:
         return None
 
 
-def _record(store, cfg, purpose, messages, params, result: ChatResult, job_key) -> int:
+def _record(
+    store: Store,
+    cfg: ModelConfig,
+    purpose: str,
+    messages: list[dict],
+    params: dict[str, Any],
+    result: ChatResult,
+    job_key: str | None,
+) -> int:
     call = ModelCall(
         model=cfg.model,
         base_url=cfg.base_url,
@@ -300,7 +303,38 @@ def _record(store, cfg, purpose, messages, params, result: ChatResult, job_key) 
     return store.insert("model_calls", call.to_dict() | extra)
 
 
-def classify(result: ChatResult, extract) -> tuple[str, str | None]:
+# -- replies already paid for -------------------------------------------------------------------
+def paid_reply(store: Store, key: str, purpose: str = "coder") -> tuple[int, ChatResult] | None:
+    """(call id, reply) of the latest reply already paid for under this job key, as `chat`
+    returned it, or None. A run killed after the model answered reuses it instead of paying twice.
+    """
+    rows = store.query(
+        "SELECT * FROM model_calls WHERE job_key = ? AND purpose = ? AND outcome = 'ok'"
+        " ORDER BY id DESC LIMIT 1",
+        (key, purpose),
+    )
+    return (rows[0]["id"], _stored_result(rows[0])) if rows else None
+
+
+def recorded_reply(store: Store, call_id: int) -> ChatResult | None:
+    """A recorded call read back as `chat` returned it (None if there is no such call)."""
+    rows = store.query("SELECT * FROM model_calls WHERE id = ?", (call_id,))
+    return _stored_result(rows[0]) if rows else None
+
+
+def _stored_result(row: sqlite3.Row) -> ChatResult:
+    return ChatResult(
+        outcome=row["outcome"],
+        content=row["response"] or "",
+        reasoning=row["reasoning"] or "",
+        finish_reason=row["finish_reason"],
+        refusal=row["refusal"],
+        call_id=row["id"],
+        error=row["error"],
+    )
+
+
+def classify(result: ChatResult, extract: Callable[[str], str | None]) -> tuple[str, str | None]:
     """(outcome, program) for a coder reply: ok, no_code, truncated, empty_reasoning, refusal."""
     if result.outcome != "ok":
         return result.outcome, None

@@ -16,8 +16,10 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
 
 
 class LoopbackOpenAI:
@@ -52,11 +54,11 @@ class LoopbackOpenAI:
             self.requests.append(body)
             return self.script.popleft() if self.script else self.default(body)
 
-    def _handler(self):
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args) -> None:  # keep test output clean
+            def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
 
             def do_POST(self) -> None:  # noqa: N802 (http.server naming)
@@ -127,7 +129,9 @@ class LoopbackOpenAI:
         return Handler
 
 
-def models_file(path, base_url: str, names=("loopback",), **overrides) -> str:
+def models_file(
+    path: Path, base_url: str, names: Sequence[str] = ("loopback",), **overrides: Any
+) -> str:
     """Write a models JSON pointing `names` at a loopback server; returns its path."""
     entry = {
         "model": "loopback-coder",
@@ -138,7 +142,6 @@ def models_file(path, base_url: str, names=("loopback",), **overrides) -> str:
         "max_tokens": 2400,
         "timeout_s": 30,
         "concurrency": 4,
-        "roles": ["coder", "critic"],
         "price_per_mtok": {"input": 0.5, "output": 1.5},
     } | overrides
     path.write_text(json.dumps({"models": {n: dict(entry) for n in names}}))

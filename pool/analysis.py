@@ -1,39 +1,48 @@
 """Diversity numbers for one selection (a version, a draft, or any {candidate id: tier}).
 
-`analyse()` gathers cached features and returns an Analysis: a JSON-ready `metrics` dict
+`analyse()` gathers cached features and returns a PoolMetrics: a JSON-ready `metrics` dict
 (what `refpool report --json` writes and the dataset card summarises) plus what the HTML
-report needs to draw (thumbnails, items, the distance matrix).
+report needs to draw (thumbnails, entries, the distance matrix).
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from pool import metrics as m
-from pool.catalog import PoolItem, load_items
+from pool.catalog import PoolEntry, load_entries
 from pool.features import ImageFeatures, load_features
-from pool.selection import DEFAULT_DUP_THRESHOLD
+from refpool.defaults import DUP_THRESHOLD
 from refpool.store import Store
 
 COVERAGE_BINS = 20  # 0.05 wide, over 0..1
 
 
 @dataclass
-class Analysis:
+class PoolMetrics:
+    """The diversity of one selection: its numbers and what the report draws them from."""
+
     label: str
     ids: list[int]  # sorted candidate ids, the row order of `distances`
     tiers: dict[int, str]
-    items: dict[int, PoolItem]
+    entries: dict[int, PoolEntry]
     features: dict[int, ImageFeatures]  # by candidate id
     distances: np.ndarray
-    metrics: dict
+    metrics: dict[str, Any]
 
 
-def _subset_metrics(idx: np.ndarray, d: np.ndarray, colour: np.ndarray, hue: np.ndarray,
-                    coverage: list[float | None]) -> dict:  # fmt: skip
+def _subset_metrics(
+    idx: np.ndarray,
+    d: np.ndarray,
+    colour: np.ndarray,
+    hue: np.ndarray,
+    coverage: list[float | None],
+) -> dict[str, Any]:
     sub_d = d[np.ix_(idx, idx)]
     pool_hue = hue[idx].sum(axis=0)
     return {
@@ -55,33 +64,35 @@ def analyse(
     store: Store,
     tiers: dict[int, str],
     label: str = "selection",
-    threshold: int = DEFAULT_DUP_THRESHOLD,
+    threshold: int = DUP_THRESHOLD,
     progress: bool = False,
-) -> Analysis:
+) -> PoolMetrics:
     ids = sorted(int(c) for c in tiers)
-    items = load_items(store, ids)
-    unknown = [c for c in ids if c not in items]
+    entries = load_entries(store, ids)
+    unknown = [c for c in ids if c not in entries]
     if unknown:
         raise LookupError(
             f"{len(unknown)} candidate(s) of {label} are not in the store: {unknown[:5]}"
         )
-    no_png = [c for c in ids if not items[c].png_sha]
+    shas = {c: entries[c].candidate.png_sha for c in ids}
+    no_png = [c for c, sha in shas.items() if not sha]
     if no_png:
         raise ValueError(f"candidates without an image cannot be analysed: {no_png[:5]}")
-    by_sha = load_features(store, [items[c].png_sha for c in ids], progress=progress)
-    feats = {c: by_sha[items[c].png_sha] for c in ids}
+    by_sha = load_features(store, [sha for sha in shas.values() if sha], progress=progress)
+    feats = {c: by_sha[sha] for c, sha in shas.items() if sha}
+    candidates = [entries[c].candidate for c in ids]
 
     n = len(ids)
     d = m.hamming_matrix([feats[c].phash for c in ids]) if n else np.zeros((0, 0), np.int32)
     hue = np.array([feats[c].hue_hist for c in ids]).reshape(n, -1)
     colour = np.array([feats[c].colour_hist for c in ids]).reshape(n, -1)
-    coverage = [items[c].coverage for c in ids]
+    coverage = [c.coverage for c in candidates]
     upper = d[np.triu_indices(n, k=1)] if n > 1 else np.zeros(0)
     clusters = m.near_duplicate_clusters(d, threshold) if n else []
     pool_hue = hue.sum(axis=0) if n else np.zeros(36)
     image_entropies = [m.entropy_bits(h) for h in hue]
 
-    def count(values) -> dict[str, int]:
+    def count(values: Iterable[object]) -> dict[str, int]:
         return {
             str(k): v
             for k, v in sorted(Counter(values).items(), key=lambda kv: (-kv[1], str(kv[0])))
@@ -90,14 +101,15 @@ def analyse(
     hist_cov = np.histogram(
         [c for c in coverage if c is not None], bins=COVERAGE_BINS, range=(0, 1)
     )[0]
-    metrics = {
+    per_tier: dict[str, Any] = {}
+    metrics: dict[str, Any] = {
         "label": label,
         "n": n,
         "counts": {
             "tier": count(tiers[c] for c in ids),
-            "model": count(items[c].generator for c in ids),
-            "round": count(items[c].round for c in ids),
-            "photo": count(items[c].photo_file_name for c in ids),
+            "model": count(c.generator for c in candidates),
+            "round": count(c.round for c in candidates),
+            "photo": count(entries[c].photo.file_name for c in ids),
         },
         "phash": {
             "threshold": threshold,
@@ -130,13 +142,13 @@ def analyse(
             "histogram": hist_cov.tolist(),
             "published_love": m.PUBLISHED_LOVE_COVERAGE,
         },
-        "per_tier": {},
+        "per_tier": per_tier,
     }
     for tier in ("love", "okay"):
         idx = np.array([i for i, c in enumerate(ids) if tiers[c] == tier], dtype=int)
         if len(idx):
-            metrics["per_tier"][tier] = _subset_metrics(idx, d, colour, hue, coverage)
-    return Analysis(label, ids, {c: tiers[c] for c in ids}, items, feats, d, metrics)
+            per_tier[tier] = _subset_metrics(idx, d, colour, hue, coverage)
+    return PoolMetrics(label, ids, {c: tiers[c] for c in ids}, entries, feats, d, metrics)
 
 
 HEADLINE = (
@@ -151,10 +163,11 @@ HEADLINE = (
 )
 
 
-def headline(metrics: dict) -> list[tuple[str, object]]:
-    out = []
+def headline(metrics: dict[str, Any]) -> list[tuple[str, object]]:
+    """(name, value) of the numbers a summary shows first; None where a value is missing."""
+    out: list[tuple[str, object]] = []
     for name, path in HEADLINE:
-        value = metrics
+        value: Any = metrics
         for key in path:
             value = value.get(key) if isinstance(value, dict) else None
         out.append((name, value))

@@ -1,7 +1,8 @@
 """Calibrate the near-duplicate threshold with the real renderer.
 
-"The same painting" = one program re-rendered with other seeds. Their perceptual-hash (dHash) distances give
-the floor a threshold must clear; distances between different programs give the ceiling.
+"The same painting" = one program re-rendered with other seeds. Their perceptual-hash (dHash)
+distances give the floor a threshold must clear; distances between different programs give
+the ceiling.
 
     .venv/bin/python -m pool.calibrate [SKETCH.js ...] [--seeds 0 1 2 3]
 """
@@ -13,6 +14,7 @@ import itertools
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pool.features import compute_features
 from refpool.contracts import Render
@@ -24,7 +26,7 @@ def calibrate(
     render: Callable[[str, int], Render],
     sources: dict[str, str],
     seeds: tuple[int, ...] = (0, 1, 2),
-) -> dict:
+) -> dict[str, Any]:
     """Render every source with every seed; return within- and between-program distances."""
     hashes: dict[str, list[int]] = {}
     for name, source in sources.items():
@@ -40,8 +42,8 @@ def calibrate(
         return (a ^ b).bit_count()
 
     within = {n: [dist(a, b) for a, b in itertools.combinations(h, 2)] for n, h in hashes.items()}
-    between = [dist(a, b) for (n1, h1), (n2, h2) in itertools.combinations(hashes.items(), 2)
-               for a in h1 for b in h2]  # fmt: skip
+    pairs = itertools.combinations(hashes.values(), 2)
+    between = [dist(a, b) for h1, h2 in pairs for a in h1 for b in h2]
     within_max = max((d for ds in within.values() for d in ds), default=0)
     between_min = min(between, default=64)
     return {
@@ -50,7 +52,7 @@ def calibrate(
         "within_max": within_max,
         "between_min": between_min,
         "between_median": sorted(between)[len(between) // 2] if between else None,
-        # Midway between the two, so seed noise never splits a painting and distinct ones never merge.
+        # Midway: seed noise never splits a painting, and distinct paintings never merge.
         "suggested_threshold": (within_max + between_min) // 2 if between else within_max + 2,
     }
 

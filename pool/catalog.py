@@ -1,112 +1,89 @@
-"""Candidates joined with their photo and their final tier: the one read path for the pool.
+"""The pool's view of a candidate: the candidate, its photo and its final tier; and the one
+eligibility rule that selection, release and export all apply.
 
 Tiers come only from curation.ratings (the documented rule), never from the ratings table.
+Candidates and photos come from the store's record modules; nothing here writes SQL.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from curation.ratings import final_tiers, live_ratings
-from refpool.contracts import OPEN_LICENCES
-from refpool.store import Store
+from refpool.contracts import OPEN_LICENCES, Candidate, Photo
+from refpool.store import Store, candidates
+from refpool.store.photos import get_photos
+
+POOL_TIERS = ("love", "okay")  # the tiers a pool holds; "reject" is a veto
+
+# Reason key -> what it means, for the checks of `ineligibility` (selection adds its own).
+INELIGIBLE = {
+    "unrated": "no live rating yet",
+    "reject": "rated reject",
+    "gate": "not accepted by the gate (or no image)",
+    "licence": "its photo has no open licence or no attribution",
+}
 
 
 @dataclass(frozen=True)
-class PoolItem:
-    candidate_id: int
-    photo_id: int
-    generator: str
-    round: int
-    seed: int
-    accepted: bool
-    coverage: float | None
-    png_sha: str | None
-    program_sha: str | None
-    render_id: int | None
-    parent_id: int | None
-    run_id: int | None
-    infra_error: str | None
-    violations: list[dict[str, Any]]
-    critique: dict[str, Any] | None
-    photo_file_name: str
-    photo_licence: str
-    photo_licence_version: str
-    photo_author: str
-    photo_url: str
-    subject: str
-    tier: str | None = None
-    votes: dict[str, str] = field(default_factory=dict)
+class PoolEntry:
+    """A candidate as the pool sees it: the records themselves, plus the curators' verdict."""
+
+    candidate: Candidate
+    photo: Photo
+    tier: str | None = None  # final tier (curation.ratings); None: no live rating
+    votes: dict[str, str] = field(default_factory=dict)  # curator -> live tier
 
     @property
-    def licence_ok(self) -> bool:
-        return self.photo_licence in OPEN_LICENCES
-
-    @property
-    def attribution_ok(self) -> bool:
-        return bool(self.photo_author.strip() and self.photo_url.strip())
-
-    @property
-    def photo_licence_label(self) -> str:
-        v = self.photo_licence_version.strip()
-        return (
-            f"{self.photo_licence}-{v}"
-            if v and self.photo_licence not in ("PD",)
-            else self.photo_licence
-        )
+    def id(self) -> int:
+        return self.candidate.id
 
 
-_SQL = """
-SELECT c.id, c.photo_id, c.generator, c.round, c.seed, c.accepted, c.coverage, c.png_sha,
-       c.program_sha, c.render_id, c.parent_id, c.run_id, c.infra_error, c.violations,
-       c.critique, p.file_name, p.licence, p.licence_version, p.author, p.source_url, p.subject
-FROM candidates c JOIN photos p ON p.id = c.photo_id
-"""
+def load_entries(store: Store, ids: Iterable[int] | None = None) -> dict[int, PoolEntry]:
+    """candidate id -> PoolEntry, in id order, for the given ids (default: every candidate).
 
-
-def load_items(store: Store, ids: Iterable[int] | None = None) -> dict[int, PoolItem]:
-    """candidate id -> PoolItem for the given ids (default: every candidate)."""
+    Ids that are not in the store are absent from the result.
+    """
+    if ids is None:
+        found = candidates.list_candidates(store)
+    else:
+        found = list(candidates.get_many(store, ids).values())
+    photos = get_photos(store, {c.photo_id for c in found})
     tiers = final_tiers(store)
     votes = live_ratings(store)
-    if ids is None:
-        rows = store.query(_SQL + " ORDER BY c.id")
-    else:
-        wanted = sorted(set(int(i) for i in ids))
-        rows = []
-        for i in range(0, len(wanted), 500):
-            chunk = wanted[i : i + 500]
-            rows += store.query(
-                _SQL + f" WHERE c.id IN ({','.join('?' * len(chunk))}) ORDER BY c.id", tuple(chunk)
-            )
-    items = {}
-    for r in rows:
-        cid = int(r["id"])
-        items[cid] = PoolItem(
-            candidate_id=cid,
-            photo_id=int(r["photo_id"]),
-            generator=r["generator"],
-            round=int(r["round"]),
-            seed=int(r["seed"]),
-            accepted=bool(r["accepted"]),
-            coverage=r["coverage"],
-            png_sha=r["png_sha"],
-            program_sha=r["program_sha"],
-            render_id=r["render_id"],
-            parent_id=r["parent_id"],
-            run_id=r["run_id"],
-            infra_error=r["infra_error"],
-            violations=json.loads(r["violations"] or "[]"),
-            critique=json.loads(r["critique"]) if r["critique"] else None,
-            photo_file_name=r["file_name"],
-            photo_licence=r["licence"],
-            photo_licence_version=r["licence_version"] or "",
-            photo_author=r["author"] or "",
-            photo_url=r["source_url"] or "",
-            subject=r["subject"] or "",
-            tier=tiers.get(cid),
-            votes=votes.get(cid, {}),
+    return {
+        c.id: PoolEntry(c, photos[c.photo_id], tiers.get(c.id), votes.get(c.id, {}))
+        for c in found
+        if c.photo_id in photos  # a candidate always has its photo; this guards a broken store
+    }
+
+
+def ineligibility(entry: PoolEntry) -> tuple[str, str] | None:
+    """Why `entry` cannot be in a pool, as (reason key of INELIGIBLE, detail), or None.
+
+    Checked in this order, the first failure being the answer:
+      1. no live rating, or rated reject (its tier; a released version passes its own tier);
+      2. not accepted by the gate, an infrastructure error, or no PNG;
+      3. its photo has no open licence (CC0, CC-BY, CC-BY-SA, PD) or no author and source URL
+         to credit: such a painting can never reach a dataset.
+    """
+    c, photo = entry.candidate, entry.photo
+    if entry.tier is None:
+        return ("unrated", "no curator has rated it (skips do not count)")
+    if entry.tier == "reject":
+        vetoes = sorted(curator for curator, tier in entry.votes.items() if tier == "reject")
+        return ("reject", f"rejected by {', '.join(vetoes)}")
+    if not c.accepted or c.infra_error or not c.png_sha:
+        infra = f"; infra: {c.infra_error}" if c.infra_error else ""
+        return ("gate", f"gate: {', '.join(c.gate_codes or ['not accepted'])}{infra}")
+    named = f"photo {photo.id} ({photo.file_name})"
+    if not photo.open_licence:
+        return (
+            "licence",
+            f"{named} licence {photo.licence!r} is not an open licence"
+            f" ({', '.join(OPEN_LICENCES)})",
         )
-    return items
+    if not photo.attributable:
+        return ("licence", f"{named} has no author or source URL to attribute")
+    return None

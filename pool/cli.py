@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 
+from refpool.defaults import DUP_THRESHOLD, LOVE_FRACTION, TARGET_POOL_SIZE
 from refpool.store import Store
 
 
@@ -23,7 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "build", help="choose a draft pool from the rated candidates and explain what was left out"
     )
     b.add_argument(
-        "--target", type=int, default=178, help="number of references wanted (default 178)"
+        "--target",
+        type=int,
+        default=TARGET_POOL_SIZE,
+        help=f"number of references wanted (default {TARGET_POOL_SIZE})",
     )
     b.add_argument(
         "--max-per-photo", type=int, default=None, help="cap per reference photo (default: none)"
@@ -32,10 +36,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--max-per-model", type=int, default=None, help="cap per generator model (default: none)"
     )
     b.add_argument(
-        "--love-fraction", type=float, default=0.5, help="share of love in the target (default 0.5)"
+        "--love-fraction",
+        type=float,
+        default=LOVE_FRACTION,
+        help=f"share of love in the target (default {LOVE_FRACTION})",
     )
-    b.add_argument("--dup-threshold", type=int, default=None,
-                   help="perceptual-hash (dHash) distance at or below which two images are near-duplicates (default: calibrated)")  # fmt: skip
+    b.add_argument(
+        "--dup-threshold",
+        type=int,
+        default=None,
+        help="perceptual-hash (dHash) distance at or below which two images are near-duplicates"
+        " (default: calibrated)",
+    )
     b.add_argument("--json", action="store_true", help="print the whole draft as JSON")
     b.add_argument("--verbose", "-v", action="store_true", help="list every left-out candidate")
     b.set_defaults(func=cmd_build)
@@ -43,8 +55,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     r = psub.add_parser("release", help="freeze the latest draft as a new semver version")
     g = r.add_mutually_exclusive_group()
     g.add_argument("--version", help="explicit version, e.g. 1.2.0")
-    g.add_argument("--bump", choices=("major", "minor", "patch"), default="minor",
-                   help="bump the latest version (default minor; the first release is 1.0.0)")  # fmt: skip
+    g.add_argument(
+        "--bump",
+        choices=("major", "minor", "patch"),
+        default="minor",
+        help="bump the latest version (default minor; the first release is 1.0.0)",
+    )
     r.add_argument(
         "--notes", default="", help="release notes, stored with the version and on the card"
     )
@@ -117,22 +133,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from pool.selection import (
-        DEFAULT_DUP_THRESHOLD,
-        REASONS,
-        SelectionError,
-        build_pool,
-        save_draft,
-    )
+    from pool.selection import REASONS, SelectionError, build_pool, save_draft
 
     store = Store.open()
     try:
         draft = build_pool(
-            store, target=args.target, max_per_photo=args.max_per_photo,
-            max_per_model=args.max_per_model, love_fraction=args.love_fraction,
-            dup_threshold=DEFAULT_DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold,
+            store,
+            target=args.target,
+            max_per_photo=args.max_per_photo,
+            max_per_model=args.max_per_model,
+            love_fraction=args.love_fraction,
+            dup_threshold=DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold,
             progress=True,
-        )  # fmt: skip
+        )
     except (SelectionError, FileNotFoundError) as exc:
         return _fail(str(exc))
     draft_id = save_draft(store, draft)
@@ -158,9 +171,8 @@ def cmd_release(args: argparse.Namespace) -> int:
     except VersionError as exc:
         return _fail(str(exc))
     love = sum(1 for t in pv.tiers.values() if t == "love")
-    print(
-        f"released {pv.version}: {len(pv.candidate_ids)} references (love {love}, okay {len(pv.candidate_ids) - love})"
-    )
+    n = len(pv.candidate_ids)
+    print(f"released {pv.version}: {n} references (love {love}, okay {n - love})")
     return 0
 
 
@@ -186,9 +198,8 @@ def cmd_versions(args: argparse.Namespace) -> int:
         print("no versions released yet (refpool pool build, then refpool pool release)")
     for v in versions:
         love = sum(1 for t in v.tiers.values() if t == "love")
-        print(
-            f"{v.version:<10} {v.created_at:<22} {len(v.candidate_ids):>4} refs (love {love})  {v.notes}"
-        )
+        refs = f"{len(v.candidate_ids):>4} refs (love {love})"
+        print(f"{v.version:<10} {v.created_at:<22} {refs}  {v.notes}")
     return 0
 
 
@@ -197,8 +208,8 @@ def cmd_sample(args: argparse.Namespace) -> int:
     from pool.versions import VersionError
 
     try:
-        refs = sample_references(args.from_export or Store.open(), args.version, k=args.k,
-                                 love=args.love, seed=args.seed)  # fmt: skip
+        source = args.from_export or Store.open()
+        refs = sample_references(source, args.version, k=args.k, love=args.love, seed=args.seed)
     except (SamplerError, VersionError) as exc:
         return _fail(str(exc))
     rows = [{"candidate_id": r.candidate_id, "tier": r.tier} for r in refs]
@@ -212,7 +223,6 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from pool.report import write_report
-    from pool.selection import DEFAULT_DUP_THRESHOLD
     from pool.versions import DRAFT, VersionError, resolve_tiers
 
     store = Store.open()
@@ -220,16 +230,26 @@ def cmd_report(args: argparse.Namespace) -> int:
     try:
         tiers = resolve_tiers(store, label)
         compare = (args.compare, resolve_tiers(store, args.compare)) if args.compare else None
-        threshold = DEFAULT_DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold
-        result = write_report(store, args.out, tiers, label, json_out=args.json_out, compare=compare,
-                              threshold=threshold)  # fmt: skip
+        threshold = DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold
+        result = write_report(
+            store,
+            args.out,
+            tiers,
+            label,
+            json_out=args.json_out,
+            compare=compare,
+            threshold=threshold,
+        )
     except (VersionError, ValueError, LookupError, FileNotFoundError) as exc:
         return _fail(str(exc))
     mt = result.metrics
-    print(f"wrote {result.html_path}" + (f" and {result.json_path}" if result.json_path else "")
-          + f": {mt['n']} images, Vendi {mt['vendi']['hash']} (hash) / {mt['vendi']['colour']} (colour),"
-          f" hue entropy {mt['hue']['entropy_bits']} bits, {mt['near_duplicates']['n_clusters']}"
-          " near-duplicate clusters")  # fmt: skip
+    written = f"{result.html_path}" + (f" and {result.json_path}" if result.json_path else "")
+    print(
+        f"wrote {written}: {mt['n']} images,"
+        f" Vendi {mt['vendi']['hash']} (hash) / {mt['vendi']['colour']} (colour),"
+        f" hue entropy {mt['hue']['entropy_bits']} bits,"
+        f" {mt['near_duplicates']['n_clusters']} near-duplicate clusters"
+    )
     return 0
 
 
@@ -242,8 +262,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     except (ExportError, VersionError, FileNotFoundError) as exc:
         return _fail(str(exc))
     total = sum(size for _, size in result.files)
-    print(f"exported {result.version}: {result.rows} rows, licence {result.licence},"
-          f" {len(result.files)} files, {total:,d} bytes in {result.out_dir}")  # fmt: skip
+    print(
+        f"exported {result.version}: {result.rows} rows, licence {result.licence},"
+        f" {len(result.files)} files, {total:,d} bytes in {result.out_dir}"
+    )
     return 0
 
 
@@ -253,14 +275,22 @@ def cmd_publish(args: argparse.Namespace) -> int:
     from pool.versions import VersionError
 
     try:
-        result = publish(Store.open(), args.repo, args.version, private=args.private,
-                         dry_run=args.dry_run, endpoint=args.endpoint)  # fmt: skip
+        result = publish(
+            Store.open(),
+            args.repo,
+            args.version,
+            private=args.private,
+            dry_run=args.dry_run,
+            endpoint=args.endpoint,
+        )
     except (PublishError, ExportError, VersionError) as exc:
         return _fail(str(exc))
     if isinstance(result, PublishPlan):
         print("dry run, nothing uploaded:\n" + result.summary())
         return 0
     print(result.plan.summary())
-    print(f"published {result.plan.version} to {result.plan.repo_id}: commit {result.commit_oid[:12]},"
-          f" tag {result.tag}\n{result.commit_url}")  # fmt: skip
+    print(
+        f"published {result.plan.version} to {result.plan.repo_id}:"
+        f" commit {result.commit_oid[:12]}, tag {result.tag}\n{result.commit_url}"
+    )
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -108,13 +109,13 @@ def _compute_from_path(args: tuple[str, str]) -> ImageFeatures:
     return compute_features(Path(path), sha)
 
 
-def _from_row(row) -> ImageFeatures:
+def _from_row(row: sqlite3.Row) -> ImageFeatures:
     return ImageFeatures(
         png_sha=row["png_sha"],
         phash=int(row["phash"], 16),
         hue_hist=np.frombuffer(row["hue_hist"], dtype=np.float32),
         colour_hist=np.frombuffer(row["colour_hist"], dtype=np.float32),
-        palette=[tuple(p) for p in json.loads(row["palette"])],
+        palette=[(str(c), float(s)) for c, s in json.loads(row["palette"])],
         thumb=bytes(row["thumb"]),
     )
 
@@ -139,6 +140,11 @@ def _save(store: Store, feats: list[ImageFeatures]) -> None:
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
+
+
+def has_cached_features(store: Store, png_sha: str) -> bool:
+    """Whether any features of this PNG were ever cached (of any FEATURE_VERSION)."""
+    return bool(store.query("SELECT 1 FROM image_features WHERE png_sha = ?", (png_sha,)))
 
 
 def load_features(

@@ -1,6 +1,7 @@
 """Diversity metrics over a set of images: pure functions on arrays, no store access.
 
-* Perceptual-hash distances: Hamming distance between 64-bit perceptual hashes (imagehash dHash; 0 = same picture).
+* Perceptual-hash distances: Hamming distance between 64-bit perceptual hashes
+  (imagehash dHash; 0 = same picture).
 * Vendi score (Friedman & Dieng 2023): exp of the Shannon entropy of the eigenvalues of K/n,
   for a similarity kernel K with unit diagonal. It reads as "the effective number of distinct
   images": n identical images score 1, n mutually orthogonal ones score n.
@@ -13,17 +14,17 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 HASH_BITS = 64
 HUE_MIN_SHARE = 0.01
-# The published pool's love tier (DESIGN.md / issue 5): paint coverage quantiles.
+# The published pool's love tier: paint coverage quantiles (median, min, max), as published.
 PUBLISHED_LOVE_COVERAGE = {"median": 0.222, "min": 0.043, "max": 0.656}
 
 
-def hex_colour(rgb) -> str:
+def hex_colour(rgb: Iterable[int]) -> str:
     r, g, b = (int(c) for c in rgb)
     return f"#{r:02x}{g:02x}{b:02x}"
 
@@ -116,8 +117,15 @@ def coverage_stats(values: Sequence[float | None]) -> dict[str, float | int | No
     """Quantiles of paint coverage, and the share inside the published love tier's range."""
     v = np.array([x for x in values if x is not None], dtype=np.float64)
     if len(v) == 0:
-        return {"n": 0, "median": None, "min": None, "max": None, "p10": None, "p90": None,
-                "in_published_range": None}  # fmt: skip
+        return {
+            "n": 0,
+            "median": None,
+            "min": None,
+            "max": None,
+            "p10": None,
+            "p90": None,
+            "in_published_range": None,
+        }
     lo, hi = PUBLISHED_LOVE_COVERAGE["min"], PUBLISHED_LOVE_COVERAGE["max"]
     return {
         "n": int(len(v)),

@@ -170,6 +170,6 @@ def publish(
             "commit_oid": info.oid,
             "tag": tag,
             "url": info.commit_url,
-        },  # fmt: skip
+        },
     )
     return PublishResult(plan, info.oid, info.commit_url, tag)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from pool.versions import get_version
-from refpool.store import Store
+from refpool.store import Store, candidates
 
 TIER_NAMES = ("love", "okay")  # ClassLabel order in the export
 
@@ -33,10 +33,11 @@ class Reference:
 def _from_store(store: Store, version: str) -> tuple[str, dict[int, str], dict[int, bytes | None]]:
     pv = get_version(store, version)
     tiers = {int(k): v for k, v in pv.tiers.items()}
-    shas = {r["id"]: r["png_sha"] for r in store.query("SELECT id, png_sha FROM candidates")}
-    pngs = {}
+    found = candidates.get_many(store, tiers)
+    pngs: dict[int, bytes | None] = {}
     for cid in tiers:
-        path = store.png_path(shas[cid]) if shas.get(cid) else None
+        sha = found[cid].png_sha if cid in found else None
+        path = store.png_path(sha) if sha else None
         pngs[cid] = path.read_bytes() if path and path.exists() else None
     return pv.version, tiers, pngs
 
@@ -45,7 +46,9 @@ def _from_export(folder: Path, version: str) -> tuple[str, dict[int, str], dict[
     files = sorted((folder / "data").glob("*.parquet"))
     if not files:
         raise SamplerError(f"{folder} has no data/*.parquet: export a version there first")
-    tiers, pngs, found = {}, {}, set()
+    tiers: dict[int, str] = {}
+    pngs: dict[int, bytes | None] = {}
+    found: set[str] = set()
     for f in files:
         table = pq.read_table(f, columns=["candidate_id", "tier", "file_name", "pool_version"])
         for row in table.to_pylist():

@@ -1,12 +1,12 @@
-"""Selection: rated candidates -> a draft pool under stated constraints, with every exclusion explained.
+"""Selection: rated candidates -> a draft pool under stated constraints, every exclusion explained.
 
 Order of the checks for each candidate (the first that fails is the reason given):
-  1. unrated / reject                    (tiers from curation.ratings only)
-  2. not accepted by the gate, or no PNG
-  3. photo without an open licence (CC0, CC-BY, CC-BY-SA, PD) or without author/source URL
-  4. near-duplicate of an already chosen candidate (perceptual-hash distance <= dup_threshold)
-  5. photo cap, model cap
-  6. tier mix: that tier's quota (target x love_fraction love, the rest okay) is full
+  1-3. pool.catalog.ineligibility: unrated or reject, not accepted by the gate (or no PNG),
+       photo without an open licence or attribution
+  4. its PNG is gone and its features were never cached (nothing left to compare)
+  5. near-duplicate of an already chosen candidate (perceptual-hash distance <= dup_threshold)
+  6. photo cap, model cap
+  7. tier mix: that tier's quota (target x love_fraction love, the rest okay) is full
 Eligible candidates are visited best-first within each tier (more love votes, more curators,
 higher critic score, later round, lower id), the two tiers interleaved so that neither uses
 up the photo and model caps first.
@@ -16,29 +16,27 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from pool.catalog import PoolItem, load_items
-from pool.features import load_features
-from refpool.contracts import OPEN_LICENCES, PoolVersion
+from pool.catalog import INELIGIBLE, PoolEntry, ineligibility, load_entries
+from pool.features import has_cached_features, load_features
+from refpool import defaults
+from refpool.contracts import PoolVersion
 from refpool.store import Store
 
 # Calibrated with pool/calibrate.py on the renderer: one program re-rendered with seeds 0-3 gives
 # dHash distances of 4-13; two different hibiscus programs (same layout, other colours) 18-27.
 # The threshold sits midway: (13 + 18) // 2.
-DEFAULT_DUP_THRESHOLD = 15
-DEFAULT_TARGET = 178
-DEFAULT_LOVE_FRACTION = 0.5
+DEFAULT_DUP_THRESHOLD = defaults.DUP_THRESHOLD
+DEFAULT_TARGET = defaults.TARGET_POOL_SIZE
+DEFAULT_LOVE_FRACTION = defaults.LOVE_FRACTION
 
 REASONS = {
-    "unrated": "no live rating yet",
-    "reject": "rated reject",
-    "gate": "not accepted by the gate (or no image)",
+    **INELIGIBLE,
     "png_missing": "its PNG file is missing from the store",
-    "licence": "its photo has no open licence or no attribution",
     "near_duplicate": "near-duplicate of a chosen candidate",
     "photo_cap": "its photo already has max-per-photo candidates",
     "model_cap": "its model already has max-per-model candidates",
@@ -54,13 +52,31 @@ class SelectionError(ValueError):
 class Exclusion:
     candidate_id: int
     reason: str  # a key of REASONS
-    detail: str
+    detail: str  # for people; it may name a photo, a model or a curator
     other_id: int | None = None
     distance: int | None = None
+    # Structured facts, so that blind mode can word an exclusion without any name in it.
+    photo_id: int | None = None
+    model: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The draft format's keys (photo_id and model stay in memory: the format predates them)."""
+        return {
+            "candidate_id": self.candidate_id,
+            "reason": self.reason,
+            "detail": self.detail,
+            "other_id": self.other_id,
+            "distance": self.distance,
+        }
+
+
+def _excluded(entry: PoolEntry, reason: str, detail: str, **more: Any) -> Exclusion:
+    c = entry.candidate
+    return Exclusion(c.id, reason, detail, photo_id=c.photo_id, model=c.generator, **more)
 
 
 @dataclass
-class Draft:
+class PoolDraft:
     candidate_ids: list[int]
     tiers: dict[int, str]
     excluded: list[Exclusion]
@@ -77,22 +93,19 @@ class Draft:
         return out
 
     def to_dict(self) -> dict[str, Any]:
+        total, love, okay = len(self.candidate_ids), self.count("love"), self.count("okay")
         return {
             "candidate_ids": self.candidate_ids,
             "tiers": {str(k): v for k, v in self.tiers.items()},
-            "excluded": [asdict(e) for e in self.excluded],
+            "excluded": [e.to_dict() for e in self.excluded],
             "params": self.params,
             "warnings": self.warnings,
-            "counts": {
-                "total": len(self.candidate_ids),
-                "love": self.count("love"),
-                "okay": self.count("okay"),
-            },  # fmt: skip
+            "counts": {"total": total, "love": love, "okay": okay},
             "excluded_counts": {k: len(v) for k, v in self.reasons().items()},
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Draft:
+    def from_dict(cls, data: dict[str, Any]) -> PoolDraft:
         return cls(
             candidate_ids=[int(i) for i in data["candidate_ids"]],
             tiers={int(k): v for k, v in data["tiers"].items()},
@@ -121,14 +134,20 @@ class Draft:
         return "\n".join(lines)
 
 
-def _rank_key(item: PoolItem) -> tuple:
-    votes = Counter(item.votes.values())
-    scores = (item.critique or {}).get("scores") or {}
+def _rank_key(entry: PoolEntry) -> tuple[int, int, float, int, int]:
+    votes = Counter(entry.votes.values())
+    scores = entry.candidate.critique.scores if entry.candidate.critique else {}
     critic = sum(scores.values()) / len(scores) if scores else 0.0
-    return (-votes["love"], -len(item.votes), -critic, -item.round, item.candidate_id)
+    return (-votes["love"], -len(entry.votes), -critic, -entry.candidate.round, entry.id)
 
 
-def _check_params(target: int, max_per_photo, max_per_model, love_fraction, dup_threshold) -> None:
+def _check_params(
+    target: int,
+    max_per_photo: int | None,
+    max_per_model: int | None,
+    love_fraction: float,
+    dup_threshold: int,
+) -> None:
     if target < 1:
         raise SelectionError(f"--target must be at least 1 (got {target})")
     for name, cap in (("max-per-photo", max_per_photo), ("max-per-model", max_per_model)):
@@ -142,6 +161,23 @@ def _check_params(target: int, max_per_photo, max_per_model, love_fraction, dup_
         )
 
 
+def _split_eligible(
+    store: Store, entries: dict[int, PoolEntry]
+) -> tuple[list[PoolEntry], list[Exclusion]]:
+    eligible: list[PoolEntry] = []
+    excluded: list[Exclusion] = []
+    for entry in entries.values():
+        why = ineligibility(entry)
+        sha = entry.candidate.png_sha or ""
+        if why is None and not store.png_path(sha).exists() and not has_cached_features(store, sha):
+            why = ("png_missing", f"{store.png_path(sha)} is missing")
+        if why:
+            excluded.append(_excluded(entry, *why))
+        else:
+            eligible.append(entry)
+    return eligible, excluded
+
+
 def build_pool(
     store: Store,
     target: int = DEFAULT_TARGET,
@@ -150,38 +186,38 @@ def build_pool(
     love_fraction: float = DEFAULT_LOVE_FRACTION,
     dup_threshold: int = DEFAULT_DUP_THRESHOLD,
     progress: bool = False,
-) -> Draft:
+) -> PoolDraft:
     """Choose up to `target` candidates; raise SelectionError if none at all is eligible."""
     _check_params(target, max_per_photo, max_per_model, love_fraction, dup_threshold)
-    params = {"target": target, "max_per_photo": max_per_photo, "max_per_model": max_per_model,
-              "love_fraction": love_fraction, "dup_threshold": dup_threshold}  # fmt: skip
-    items = load_items(store)
-    if not items:
+    params = {
+        "target": target,
+        "max_per_photo": max_per_photo,
+        "max_per_model": max_per_model,
+        "love_fraction": love_fraction,
+        "dup_threshold": dup_threshold,
+    }
+    entries = load_entries(store)
+    if not entries:
         raise SelectionError(
             "the pool is empty: the store has no candidates. Generate some (refpool generate ...)"
             " and rate them in the studio first."
         )
-    excluded: list[Exclusion] = []
-    eligible: list[PoolItem] = []
-    for item in items.values():
-        why = _ineligible(store, item)
-        if why:
-            excluded.append(Exclusion(item.candidate_id, why[0], why[1]))
-        else:
-            eligible.append(item)
+    eligible, excluded = _split_eligible(store, entries)
     if not eligible:
         counts = Counter(e.reason for e in excluded)
         detail = ", ".join(f"{n} {REASONS[r]}" for r, n in counts.most_common())
         raise SelectionError(
-            f"no candidate can go in the pool ({len(items)} candidates: {detail})."
+            f"no candidate can go in the pool ({len(entries)} candidates: {detail})."
             " Rate candidates love or okay in the studio, and check photo licences."
         )
 
-    feats = load_features(store, [i.png_sha for i in eligible if i.png_sha], progress=progress)
+    # Every eligible entry has a PNG (the gate check) whose features exist or can be computed.
+    shas = {e.id: e.candidate.png_sha or "" for e in eligible}
+    feats = load_features(store, shas.values(), progress=progress)
     love_quota = round(target * love_fraction)
     quota = {"love": love_quota, "okay": target - love_quota}
-    queues = {t: sorted((i for i in eligible if i.tier == t), key=_rank_key) for t in quota}
-    chosen: list[PoolItem] = []
+    queues = {t: sorted((e for e in eligible if e.tier == t), key=_rank_key) for t in quota}
+    chosen: list[PoolEntry] = []
     chosen_hashes: list[int] = []
     per_photo: Counter[int] = Counter()
     per_model: Counter[str] = Counter()
@@ -193,37 +229,51 @@ def build_pool(
         if not open_tiers:
             break
         tier = min(open_tiers, key=lambda t: (filled[t] / max(quota[t], 1), t))
-        item = queues[tier][pos[tier]]
+        entry = queues[tier][pos[tier]]
         pos[tier] += 1
-        h = feats[item.png_sha].phash
+        c = entry.candidate
+        h = feats[shas[entry.id]].phash
         if chosen_hashes:
             dists = np.bitwise_count(np.array(chosen_hashes, dtype=np.uint64) ^ np.uint64(h))
             k = int(dists.argmin())
             if int(dists[k]) <= dup_threshold:
-                other = chosen[k].candidate_id
-                excluded.append(Exclusion(item.candidate_id, "near_duplicate",
-                                          f"near-duplicate of {other} at distance {int(dists[k])}",
-                                          other, int(dists[k])))  # fmt: skip
+                other, d = chosen[k].id, int(dists[k])
+                text = f"near-duplicate of {other} at distance {d}"
+                excluded.append(
+                    _excluded(entry, "near_duplicate", text, other_id=other, distance=d)
+                )
                 continue
-        if max_per_photo is not None and per_photo[item.photo_id] >= max_per_photo:
-            excluded.append(Exclusion(item.candidate_id, "photo_cap",
-                                      f"photo {item.photo_id} ({item.photo_file_name}) already has {max_per_photo}"))  # fmt: skip
+        if max_per_photo is not None and per_photo[c.photo_id] >= max_per_photo:
+            text = f"photo {c.photo_id} ({entry.photo.file_name}) already has {max_per_photo}"
+            excluded.append(_excluded(entry, "photo_cap", text))
             continue
-        if max_per_model is not None and per_model[item.generator] >= max_per_model:
-            excluded.append(Exclusion(item.candidate_id, "model_cap",
-                                      f"model {item.generator} already has {max_per_model}"))  # fmt: skip
+        if max_per_model is not None and per_model[c.generator] >= max_per_model:
+            text = f"model {c.generator} already has {max_per_model}"
+            excluded.append(_excluded(entry, "model_cap", text))
             continue
-        chosen.append(item)
+        chosen.append(entry)
         chosen_hashes.append(h)
-        per_photo[item.photo_id] += 1
-        per_model[item.generator] += 1
+        per_photo[c.photo_id] += 1
+        per_model[c.generator] += 1
         filled[tier] += 1
 
     for tier, queue in queues.items():
-        for item in queue[pos[tier] :]:
-            excluded.append(Exclusion(item.candidate_id, "tier_mix",
-                                      f"{tier} quota of {quota[tier]} is full"))  # fmt: skip
+        for entry in queue[pos[tier] :]:
+            text = f"{tier} quota of {quota[tier]} is full"
+            excluded.append(_excluded(entry, "tier_mix", text))
 
+    excluded.sort(key=lambda e: e.candidate_id)
+    chosen.sort(key=lambda e: e.id)
+    return PoolDraft(
+        candidate_ids=[e.id for e in chosen],
+        tiers={e.id: str(e.tier) for e in chosen},
+        excluded=excluded,
+        params=params,
+        warnings=_warnings(target, quota, filled, len(chosen)),
+    )
+
+
+def _warnings(target: int, quota: dict[str, int], filled: Counter[str], chosen: int) -> list[str]:
     warnings = []
     for tier in quota:
         if filled[tier] < quota[tier]:
@@ -235,50 +285,16 @@ def build_pool(
             warnings.append(
                 f"fewer than 2 {tier} references: the RL env samples 2 love + 2 okay per comparison"
             )
-    if len(chosen) < target:
-        warnings.append(f"target {target} not reached: the draft has {len(chosen)}")
-    excluded.sort(key=lambda e: e.candidate_id)
-    return Draft(
-        candidate_ids=sorted(i.candidate_id for i in chosen),
-        tiers={i.candidate_id: str(i.tier) for i in sorted(chosen, key=lambda i: i.candidate_id)},
-        excluded=excluded,
-        params=params,
-        warnings=warnings,
-    )
-
-
-def _ineligible(store: Store, item: PoolItem) -> tuple[str, str] | None:
-    if item.tier is None:
-        return ("unrated", "no curator has rated it (skips do not count)")
-    if item.tier == "reject":
-        vetoes = sorted(c for c, t in item.votes.items() if t == "reject")
-        return ("reject", f"rejected by {', '.join(vetoes)}")
-    if not item.accepted or item.infra_error or not item.png_sha:
-        codes = sorted({v.get("code", "?") for v in item.violations}) or ["not accepted"]
-        return (
-            "gate",
-            f"gate: {', '.join(codes)}"
-            + (f"; infra: {item.infra_error}" if item.infra_error else ""),
-        )
-    if not item.licence_ok:
-        return ("licence", f"photo {item.photo_id} ({item.photo_file_name}) licence"
-                f" {item.photo_licence!r} is not one of {', '.join(OPEN_LICENCES)}")  # fmt: skip
-    if not item.attribution_ok:
-        return ("licence", f"photo {item.photo_id} ({item.photo_file_name}) has no author or source URL to attribute")  # fmt: skip
-    if not store.png_path(item.png_sha).exists() and not _has_cached(store, item.png_sha):
-        return ("png_missing", f"{store.png_path(item.png_sha)} is missing")
-    return None
-
-
-def _has_cached(store: Store, sha: str) -> bool:
-    return bool(store.query("SELECT 1 FROM image_features WHERE png_sha = ?", (sha,)))
+    if chosen < target:
+        warnings.append(f"target {target} not reached: the draft has {chosen}")
+    return warnings
 
 
 # -- drafts in the store --------------------------------------------------------------------
-def save_draft(store: Store, draft: Draft) -> int:
+def save_draft(store: Store, draft: PoolDraft) -> int:
     return store.insert("pool_drafts", {"params": draft.params, "draft": draft.to_dict()})
 
 
-def latest_draft(store: Store) -> Draft | None:
+def latest_draft(store: Store) -> PoolDraft | None:
     rows = store.query("SELECT draft FROM pool_drafts ORDER BY id DESC LIMIT 1")
-    return Draft.from_dict(json.loads(rows[0]["draft"])) if rows else None
+    return PoolDraft.from_dict(json.loads(rows[0]["draft"])) if rows else None

@@ -2,36 +2,37 @@
 its diversity report under $REFPOOL_HOME/reports/.
 
 Plain functions first (`build_draft`, then `pool_html` / `pool_report_html` to format), then
-`add_pool_tab`, the Gradio wiring that app.py's `build_app` adds to the studio. Selection and metrics live in pool/: nothing here recomputes them. In
-blind mode model names become "model A", "model B"... everywhere this tab shows them (the
-counts, the left-out reasons and the report), and curators' names never appear.
+`add_pool_tab`, the Gradio wiring that app.py's `build_app` adds to the studio. Selection and
+metrics live in pool/: nothing here recomputes them. In blind mode model names become
+"model A", "model B"... everywhere this tab shows them (the counts, the left-out reasons and
+the report), and curators' names never appear: left-out reasons are then worded from the
+exclusion's structured fields, never from its free-text detail.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import string
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from curation.studio import Services, file_url
 from curation.views import count_table, esc, message_html
-from pool.analysis import Analysis, analyse, headline
-from pool.catalog import load_items
+from pool.analysis import analyse, headline
+from pool.blind import UNKNOWN, blind_detail, blind_metrics, model_aliases
+from pool.catalog import load_entries
 from pool.report import render_html
 from pool.selection import (
     DEFAULT_DUP_THRESHOLD,
     DEFAULT_LOVE_FRACTION,
     REASONS,
-    Draft,
-    Exclusion,
+    PoolDraft,
     SelectionError,
     build_pool,
     save_draft,
 )
-from refpool.store import Store
+from refpool.store import Store, candidates
 
 EXAMPLES_PER_REASON = 5
 
@@ -80,16 +81,6 @@ def reports_dir(store: Store) -> Path:
     return out
 
 
-def model_aliases(store: Store) -> dict[str, str]:
-    """generator -> "model A", "model B"... (stable for a store: sorted by name)."""
-    names = [r["generator"] for r in store.query("SELECT DISTINCT generator FROM candidates")]
-    letters = string.ascii_uppercase
-    return {
-        name: "model " + (letters[i] if i < 26 else f"{letters[i // 26 - 1]}{letters[i % 26]}")
-        for i, name in enumerate(sorted(names))
-    }
-
-
 def check_inputs(
     target: object, love_fraction: object, max_per_photo: object, max_per_model: object
 ) -> tuple[int, float, int | None, int | None]:
@@ -133,54 +124,33 @@ def check_inputs(
     )
 
 
-def _blind_text(e: Exclusion, aliases: dict[str, str]) -> str:
-    if e.reason == "reject":
-        return REASONS["reject"]  # the detail names the curators who rejected it
-    if e.reason == "model_cap":
-        for name, alias in aliases.items():
-            if e.detail.startswith(f"model {name} already"):
-                return alias + e.detail.removeprefix(f"model {name}")
-        return REASONS["model_cap"]
-    return e.detail
-
-
 def group_left_out(
-    draft: Draft, aliases: dict[str, str] | None = None, per_reason: int = EXAMPLES_PER_REASON
+    draft: PoolDraft, aliases: dict[str, str] | None = None, per_reason: int = EXAMPLES_PER_REASON
 ) -> list[LeftOut]:
     """Left-out candidates by reason, most common first; blinded when `aliases` is given."""
     groups = []
     for reason, items in sorted(draft.reasons().items(), key=lambda kv: (-len(kv[1]), kv[0])):
         shown = items[:per_reason]
         examples = [
-            (e.candidate_id, e.detail if aliases is None else _blind_text(e, aliases))
+            (
+                e.candidate_id,
+                e.detail if aliases is None else blind_detail(e, aliases, draft.params),
+            )
             for e in shown
         ]
         groups.append(LeftOut(reason, REASONS.get(reason, reason), len(items), examples))
     return groups
 
 
-def _blind_analysis(a: Analysis, aliases: dict[str, str]) -> Analysis:
-    """The same analysis with model names replaced, so the rendered report cannot show them."""
-    items = {
-        cid: replace(it, generator=aliases.get(it.generator, "model ?"))
-        for cid, it in a.items.items()
-    }
-    metrics = dict(a.metrics)
-    counts = dict(metrics["counts"])
-    counts["model"] = {aliases.get(k, "model ?"): v for k, v in counts["model"].items()}
-    metrics["counts"] = counts
-    return replace(a, items=items, metrics=metrics)
-
-
 def write_draft_report(
-    services: Services, draft: Draft, draft_id: int, threshold: int = DEFAULT_DUP_THRESHOLD
+    services: Services, draft: PoolDraft, draft_id: int, threshold: int = DEFAULT_DUP_THRESHOLD
 ) -> DraftReport:
-    """Analyse the draft with pool.analysis and write pool.report's HTML to reports/draft-<id>.html."""
+    """Analyse the draft (pool.analysis); write pool.report's HTML to reports/draft-<id>.html."""
     store = services.store
     label = f"draft {draft_id}"
     a = analyse(store, draft.tiers, label=label, threshold=threshold)
     if services.settings.blind:
-        a = _blind_analysis(a, model_aliases(store))
+        a = blind_metrics(a, model_aliases(store))
     html = render_html(a)
     out = reports_dir(store) / f"draft-{draft_id}.html"
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
@@ -210,11 +180,15 @@ def build_draft(
         return PoolView(str(exc), "error")
     try:
         draft = build_pool(
-            store, target=tgt, max_per_photo=per_photo_cap, max_per_model=per_model_cap,
-            love_fraction=love, dup_threshold=dup_threshold,
-        )  # fmt: skip
+            store,
+            target=tgt,
+            max_per_photo=per_photo_cap,
+            max_per_model=per_model_cap,
+            love_fraction=love,
+            dup_threshold=dup_threshold,
+        )
     except SelectionError as exc:
-        if not store.query("SELECT 1 FROM candidates LIMIT 1"):
+        if candidates.count(store) == 0:
             text = (
                 "The store has no candidates yet. Generate some first (for example"
                 " `refpool demo`), rate them, then build the draft."
@@ -224,13 +198,13 @@ def build_draft(
         return PoolView(text, "warn", target=tgt)
     draft_id = save_draft(store, draft)
     aliases = model_aliases(store) if blind else None
-    items = load_items(store, draft.candidate_ids)
+    entries = load_entries(store, draft.candidate_ids)
     per_photo: dict[str, int] = {}
     per_model: dict[str, int] = {}
     for cid in draft.candidate_ids:
-        it = items[cid]
-        per_photo[it.photo_file_name] = per_photo.get(it.photo_file_name, 0) + 1
-        model = aliases.get(it.generator, "model ?") if aliases else it.generator
+        photo, generator = entries[cid].photo.file_name, entries[cid].candidate.generator
+        per_photo[photo] = per_photo.get(photo, 0) + 1
+        model = aliases.get(generator, UNKNOWN) if aliases else generator
         per_model[model] = per_model.get(model, 0) + 1
     view = PoolView(
         message=f"Draft {draft_id} saved: {len(draft.candidate_ids)} of {tgt} wanted"
@@ -273,9 +247,8 @@ def pool_html(v: PoolView) -> str:
         f"<td>{v.target}</td></tr></table>"
     )
     if v.warnings:
-        out += '<ul class="rp-pool-warnings">' + "".join(
-            f'<li class="rp-warn">{esc(w)}</li>' for w in v.warnings
-        ) + "</ul>"  # fmt: skip
+        warnings = "".join(f'<li class="rp-warn">{esc(w)}</li>' for w in v.warnings)
+        out += f'<ul class="rp-pool-warnings">{warnings}</ul>'
     out += (
         '<div class="rp-pool-tables">'
         + count_table("photo", v.per_photo, "pool-photos")
@@ -355,7 +328,12 @@ def add_pool_tab(services: Services) -> None:
                 elem_id="rp-pool-target",
             )
             love = gr.Slider(
-                0, 1, value=0.5, step=0.05, label="Love fraction", elem_id="rp-pool-fraction"
+                0,
+                1,
+                value=DEFAULT_LOVE_FRACTION,
+                step=0.05,
+                label="Love fraction",
+                elem_id="rp-pool-fraction",
             )
             per_photo = gr.Number(
                 0, label="Max per photo (0: no cap)", precision=0, elem_id="rp-pool-per-photo"

@@ -11,9 +11,10 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
-from pool.catalog import load_items
-from pool.selection import Draft, latest_draft
+from pool.catalog import ineligibility, load_entries
+from pool.selection import PoolDraft, latest_draft
 from refpool.contracts import PoolVersion
 from refpool.store import Store
 
@@ -72,27 +73,24 @@ def next_version(store: Store, bump: str = "minor") -> str:
 
 
 def _validate_against_store(store: Store, tiers: dict[int, str]) -> None:
-    items = load_items(store, tiers)
+    """Refuse a draft that the current ratings, gate results or licences no longer allow."""
+    entries = load_entries(store, tiers)
     problems = []
     for cid, tier in sorted(tiers.items()):
-        item = items.get(cid)
-        if item is None:
+        entry = entries.get(cid)
+        if entry is None:
             problems.append(f"{cid}: no such candidate")
-        elif tier not in ("love", "okay"):
-            problems.append(f"{cid}: tier {tier!r} is not love or okay")
-        elif item.tier != tier:
-            problems.append(f"{cid}: drafted as {tier}, now rated {item.tier or 'unrated'}")
-        elif not item.licence_ok or not item.attribution_ok:
-            problems.append(f"{cid}: photo {item.photo_file_name} has licence {item.photo_licence!r}"
-                            " or lacks attribution")  # fmt: skip
-        elif not item.accepted or not item.png_sha:
-            problems.append(f"{cid}: not accepted by the gate")
+        elif why := ineligibility(entry):
+            problems.append(f"{cid}: {why[1]}")
+        elif entry.tier != tier:
+            problems.append(f"{cid}: drafted as {tier}, now rated {entry.tier}")
     if problems:
         shown = "; ".join(problems[:10]) + (
             f" (+{len(problems) - 10} more)" if len(problems) > 10 else ""
         )
         raise VersionError(
-            f"the selection no longer matches the store: {shown}. Rebuild it with `refpool pool build`."
+            f"the selection no longer matches the store: {shown}."
+            " Rebuild it with `refpool pool build`."
         )
 
 
@@ -101,7 +99,7 @@ def release(
     version: str | None = None,
     bump: str = "minor",
     notes: str = "",
-    draft: Draft | None = None,
+    draft: PoolDraft | None = None,
 ) -> PoolVersion:
     """Freeze `draft` (default: the latest saved draft) as a new version."""
     draft = draft or latest_draft(store)
@@ -127,12 +125,12 @@ def release(
             "notes": notes,
             "params": draft.params,
             "created_at": created,
-        },  # fmt: skip
+        },
     )
     return pv
 
 
-def version_params(store: Store, version: str) -> dict:
+def version_params(store: Store, version: str) -> dict[str, Any]:
     rows = store.query("SELECT params FROM pool_versions WHERE version = ?", (version,))
     return json.loads(rows[0]["params"]) if rows else {}
 
@@ -145,13 +143,19 @@ class VersionDiff:
     removed: list[int]
     retiered: list[tuple[int, str, str]]  # (candidate id, tier in a, tier in b)
 
-    def to_dict(self) -> dict:
-        return {"a": self.a, "b": self.b, "added": self.added, "removed": self.removed,
-                "retiered": [{"candidate_id": c, "from": f, "to": t} for c, f, t in self.retiered]}  # fmt: skip
+    def to_dict(self) -> dict[str, Any]:
+        retiered = [{"candidate_id": c, "from": f, "to": t} for c, f, t in self.retiered]
+        return {
+            "a": self.a,
+            "b": self.b,
+            "added": self.added,
+            "removed": self.removed,
+            "retiered": retiered,
+        }
 
     def summary(self) -> str:
-        lines = [f"{self.a} -> {self.b}: +{len(self.added)} -{len(self.removed)}"
-                 f" ~{len(self.retiered)} re-tiered"]  # fmt: skip
+        counts = f"+{len(self.added)} -{len(self.removed)} ~{len(self.retiered)} re-tiered"
+        lines = [f"{self.a} -> {self.b}: {counts}"]
         lines += [f"  + {c}" for c in self.added]
         lines += [f"  - {c}" for c in self.removed]
         lines += [f"  ~ {c}: {f} -> {t}" for c, f, t in self.retiered]

@@ -76,8 +76,13 @@ def _demo(args: argparse.Namespace) -> int:
 
     store = Store.open()
     print(f"refpool demo: data in {store.home}", flush=True)
-    run_demo(store, args.candidates, args.rounds, progress=not args.no_progress,
-             log=lambda line: print(line, flush=True))  # fmt: skip
+    run_demo(
+        store,
+        args.candidates,
+        args.rounds,
+        progress=not args.no_progress,
+        log=lambda line: print(line, flush=True),
+    )
     if args.no_studio:
         return 0
     studio = curation_cli.studio_arguments(argparse.ArgumentParser())

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from generators.batch import format_summary, generate
+from generators.batch import generate
+from generators.summary import format_summary
 from pool.report import write_report
 from refpool.intake.photos import import_folder
 from refpool.store import Store, candidates
@@ -23,23 +24,37 @@ class DemoResult:
     report_path: Path | None  # None when nothing was accepted
 
 
-def run_demo(store: Store, candidates_per_photo: int = 3, rounds: int = 3, progress: bool = True,
-             log=print) -> DemoResult:  # fmt: skip
+def run_demo(
+    store: Store, candidates_per_photo: int = 3, rounds: int = 3, progress: bool = True, log=print
+) -> DemoResult:
     """Import the bundled CC BY samples, paint them, and report on every accepted painting.
 
     Resumable: finished paintings are not redone. `log` gets each step's line as it ends.
     """
     imported = import_folder(store, SAMPLES)
     log(f"photos: {imported.summary()}")
-    summary = generate(store, generators=("procedural",), candidates=candidates_per_photo,
-                       rounds=rounds, concurrency=4, progress=progress)  # fmt: skip
+    summary = generate(
+        store,
+        generators=("procedural",),
+        candidates=candidates_per_photo,
+        rounds=rounds,
+        concurrency=4,
+        progress=progress,
+    )
     table = format_summary(summary)
     log(table)
     accepted = candidates.list_ids(store, accepted=True)
     report_path = None
     if accepted:  # a first look at diversity, before anyone has rated
-        report = write_report(store, store.home / "report.html", dict.fromkeys(accepted, "unrated"),
-                              "all accepted candidates (not yet rated)", progress=False)  # fmt: skip
+        report = write_report(
+            store,
+            store.home / "report.html",
+            dict.fromkeys(accepted, "unrated"),
+            "all accepted candidates (not yet rated)",
+            progress=False,
+        )
         report_path = report.html_path
-        log(f"diversity report: {report_path}  (refpool report, after rating, gives per-tier views)")
+        log(
+            f"diversity report: {report_path}  (refpool report, after rating, gives per-tier views)"
+        )
     return DemoResult(imported.summary(), table, report_path)

@@ -10,6 +10,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from refpool.store import Store
+    from renderer import RenderConfig
+    from renderer.files import FileRender
 
 
 # -- refpool render / serve-renderer --------------------------------------------------------
@@ -41,30 +47,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.set_defaults(func=_serve_renderer)
 
 
-def _read_program(path: Path) -> tuple[str | None, str | None]:
-    """(source, error). Model replies are unwrapped from their ```js block."""
-    from renderer import extract_program
-
-    if not path.is_file():
-        return None, f"file not found: {path}"
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, f"{path} is not UTF-8 text (binary file?); pass a .js sketch"
-    if "\x00" in text:
-        return None, f"{path} contains NUL bytes (binary file?); pass a .js sketch"
-    if "```" in text:
-        return extract_program(text) or "", None
-    return text, None
-
-
 def _render(args: argparse.Namespace) -> int:
     import asyncio
 
     from refpool.store import Store
-    from renderer import RenderConfig, Renderer
-    from renderer.engine import InfraError, default_slots
+    from renderer import RenderConfig
+    from renderer.browser import InfraError, default_slots
 
     store = Store.open()
     config = RenderConfig(
@@ -74,87 +62,124 @@ def _render(args: argparse.Namespace) -> int:
     )
     if args.out_dir:
         args.out_dir.mkdir(parents=True, exist_ok=True)
-
-    async def run() -> list[dict]:
-        rows: list[dict] = []
-        bar = None
-        if not args.json:
-            from tqdm import tqdm
-
-            bar = tqdm(total=len(args.files), desc="render", unit="sketch", file=sys.stderr)
-        async with Renderer(config) as renderer:
-
-            async def one(name: str) -> dict:
-                path = Path(name)
-                source, error = _read_program(path)
-                if error:
-                    row = {"file": name, "accepted": False, "violations": [
-                        {"code": "unreadable", "message": error, "line": None}], "coverage": None,
-                        "png": None, "render_ms": 0.0, "infra_error": None}  # fmt: skip
-                else:
-                    result = await renderer.render(source, seed=args.seed)
-                    png_path = None
-                    if result.png:
-                        png_sha = store.put_png(result.png)
-                        png_path = store.png_path(png_sha)
-                        if args.out_dir:
-                            png_path = args.out_dir / f"{path.stem}.png"
-                            png_path.write_bytes(result.png)
-                    if not result.infra_error:
-                        store.put_program(source)
-                        store.record_render(result)
-                    row = {"file": name, "accepted": result.accepted,
-                           "violations": [v.to_dict() for v in result.gate.violations],
-                           "coverage": result.gate.coverage, "png": str(png_path) if png_path else None,
-                           "render_ms": round(result.render_ms, 1), "infra_error": result.infra_error,
-                           "cached": result.cached}  # fmt: skip
-                if args.json:
-                    print(json.dumps(row), flush=True)
-                if bar is not None:
-                    bar.update(1)
-                return row
-
-            rows = await asyncio.gather(*(one(name) for name in args.files))
-        if bar is not None:
-            bar.close()
-        return rows
-
     try:
-        rows = asyncio.run(run())
+        rows = asyncio.run(_render_and_keep(args, config, store))
     except InfraError as exc:
         print(f"refpool render: {exc}", file=sys.stderr)
         return 3
     accepted = sum(r["accepted"] for r in rows)
     infra = sum(1 for r in rows if r["infra_error"])
     if not args.json:
-        for r in rows:
-            status = (
-                "ok      " if r["accepted"] else ("INFRA   " if r["infra_error"] else "rejected")
-            )
-            why = "; ".join(f"{v['code']}: {v['message']}" + (f" (line {v['line']})" if v.get("line") else "")
-                            for v in r["violations"]) or (r["infra_error"] or "")  # fmt: skip
-            cov = f"coverage {r['coverage']:.3f}" if r["coverage"] is not None else ""
-            print(
-                f"{status} {r['file']}  {r['render_ms'] / 1000:.2f}s {cov} {r['png'] or ''} {why}".rstrip()
-            )
-        print(f"{len(rows)} rendered: {accepted} accepted, {len(rows) - accepted - infra} rejected, "
-              f"{infra} infrastructure failures", file=sys.stderr)  # fmt: skip
+        for row in rows:
+            print(_text_line(row))
+        rejected = len(rows) - accepted - infra
+        print(
+            f"{len(rows)} rendered: {accepted} accepted, {rejected} rejected, "
+            f"{infra} infrastructure failures",
+            file=sys.stderr,
+        )
     if infra:
         return 3
     return 0 if accepted == len(rows) else 1
 
 
+async def _render_and_keep(
+    args: argparse.Namespace, config: RenderConfig, store: Store
+) -> list[dict[str, Any]]:
+    """Render the files, keeping each in the store (and --out-dir) as it finishes.
+
+    With --json each row is printed as soon as it is ready; the rows come back in the order
+    the files were given.
+    """
+    from renderer import Renderer
+    from renderer.files import render_files
+
+    rows: list[dict[str, Any]] = [{} for _ in args.files]
+    bar = None
+    if not args.json:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(args.files), desc="render", unit="sketch", file=sys.stderr)
+    async with Renderer(config) as renderer:
+        async for done in render_files(renderer, args.files, seed=args.seed):
+            rows[done.index] = row = _row(done, _keep(done, store, args.out_dir))
+            if args.json:
+                print(json.dumps(row), flush=True)
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    return rows
+
+
+def _keep(done: FileRender, store: Store, out_dir: Path | None) -> Path | None:
+    """Store the PNG, program and render log; the PNG's path (in --out-dir if given)."""
+    result = done.render
+    if result is None or done.source is None:
+        return None
+    png_path = None
+    if result.png:
+        png_path = store.png_path(store.put_png(result.png))
+        if out_dir:
+            png_path = out_dir / f"{done.path.stem}.png"
+            png_path.write_bytes(result.png)
+    if not result.infra_error:  # our own failures say nothing about the program
+        store.put_program(done.source)
+        store.record_render(result)
+    return png_path
+
+
+def _row(done: FileRender, png_path: Path | None) -> dict[str, Any]:
+    """The --json line for one file (a frozen contract: other tools read these keys)."""
+    result = done.render
+    if result is None:
+        unreadable = {"code": "unreadable", "message": done.unreadable, "line": None}
+        return {
+            "file": done.file,
+            "accepted": False,
+            "violations": [unreadable],
+            "coverage": None,
+            "png": None,
+            "render_ms": 0.0,
+            "infra_error": None,
+        }
+    return {
+        "file": done.file,
+        "accepted": result.accepted,
+        "violations": [v.to_dict() for v in result.gate.violations],
+        "coverage": result.gate.coverage,
+        "png": str(png_path) if png_path else None,
+        "render_ms": round(result.render_ms, 1),
+        "infra_error": result.infra_error,
+        "cached": result.cached,
+    }
+
+
+def _text_line(row: dict[str, Any]) -> str:
+    status = "ok      " if row["accepted"] else ("INFRA   " if row["infra_error"] else "rejected")
+    why = "; ".join(
+        f"{v['code']}: {v['message']}" + (f" (line {v['line']})" if v.get("line") else "")
+        for v in row["violations"]
+    ) or (row["infra_error"] or "")
+    cov = f"coverage {row['coverage']:.3f}" if row["coverage"] is not None else ""
+    seconds = row["render_ms"] / 1000
+    return f"{status} {row['file']}  {seconds:.2f}s {cov} {row['png'] or ''} {why}".rstrip()
+
+
 def _serve_renderer(args: argparse.Namespace) -> int:
     from refpool.store import Store
     from renderer import RenderConfig, SyncRenderer
-    from renderer.engine import default_slots
+    from renderer.browser import default_slots
     from renderer.http_api import make_server
 
-    config = RenderConfig(profile=args.profile, slots=args.slots or default_slots(),
-                          cache_dir=Store.open().home / "render-cache")  # fmt: skip
+    config = RenderConfig(
+        profile=args.profile,
+        slots=args.slots or default_slots(),
+        cache_dir=Store.open().home / "render-cache",
+    )
     with SyncRenderer(config) as renderer:
         server = make_server(renderer, args.host, args.port)
-        host, port = server.server_address[:2]
+        host, port = server.socket.getsockname()[:2]  # the bound address (== server_address)
         print(f"renderer serving on http://{host}:{port}  (POST /render, GET /health)", flush=True)
         try:
             server.serve_forever()

@@ -13,7 +13,7 @@ import numpy as np
 from PIL import Image
 
 from refpool.contracts import Violation
-from renderer.profiles import CODES, P5_PRIMITIVES, PAINTING_CALLS, get_profile
+from renderer.profiles import CODES, P5_PRIMITIVES, PAINTING_CALLS, Profile, get_profile
 
 FENCE = re.compile(r"```[ \t]*(js|javascript|p5|p5js)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
 
@@ -89,14 +89,41 @@ _TEXT = re.compile(r"(?<![\w$.])(text[A-Z]?\w*)\s*\(")
 _PRIMITIVE = re.compile(r"(?<![\w$.])(" + "|".join(P5_PRIMITIVES) + r")\s*\(")
 _BRUSH_CALL = re.compile(r"\bbrush\s*\.\s*([A-Za-z_$][\w$]*)")
 _DEFINED = re.compile(r"function\s+([A-Za-z_$][\w$]*)|(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
+# Checked in this order; each reports its first match only.
+_NAMED_RULES = (
+    (_FORBIDDEN, "forbidden_api"),
+    (_ASYNC, "async_sketch"),
+    (_TEXT, "text"),
+    (_PRIMITIVE, "p5_primitive"),
+)
 
 
 def _line_of(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
 
-def static_check(source: str | None, profile: str = "reference") -> list[Violation]:
-    """Violations visible in the source text alone (empty list: go on to render)."""
+def _bracket_violation(code: str) -> Violation | None:
+    """Unclosed brackets mean a cut-off program; extra closers, a syntax error."""
+    depth = {"{": 0, "(": 0, "[": 0}
+    closers = {"}": "{", ")": "(", "]": "["}
+    for ch in code:
+        if ch in depth:
+            depth[ch] += 1
+        elif ch in closers:
+            depth[closers[ch]] -= 1
+    if any(v > 0 for v in depth.values()):
+        return Violation("truncated", CODES["truncated"])
+    if any(v < 0 for v in depth.values()):
+        message = "There are more closing brackets than opening ones. Check the brackets."
+        return Violation("syntax_error", message)
+    return None
+
+
+def static_check(source: str | None, profile: str | Profile = "reference") -> list[Violation]:
+    """Violations visible in the source text alone (empty list: go on to render).
+
+    `profile` is a resolved Profile, or the name of one.
+    """
     prof = get_profile(profile)
     if source is None or not source.strip():
         return [Violation("empty_program", CODES["empty_program"])]
@@ -112,19 +139,9 @@ def static_check(source: str | None, profile: str = "reference") -> list[Violati
             Violation(code_, message, _line_of(code, index) if index is not None else None)
         )
 
-    depth = {"{": 0, "(": 0, "[": 0}
-    closers = {"}": "{", ")": "(", "]": "["}
-    for ch in code:
-        if ch in depth:
-            depth[ch] += 1
-        elif ch in closers:
-            depth[closers[ch]] -= 1
-    if any(v > 0 for v in depth.values()):
-        add("truncated", CODES["truncated"])
-    elif any(v < 0 for v in depth.values()):
-        add(
-            "syntax_error", "There are more closing brackets than opening ones. Check the brackets."
-        )
+    unbalanced = _bracket_violation(code)
+    if unbalanced:
+        found.append(unbalanced)
 
     if not re.search(r"function\s+setup\s*\(|\bsetup\s*=", code):
         add("no_setup", CODES["no_setup"])
@@ -132,8 +149,7 @@ def static_check(source: str | None, profile: str = "reference") -> list[Violati
         add("no_webgl_canvas", CODES["no_webgl_canvas"])
 
     user_defined = {a or b for a, b in _DEFINED.findall(code)}
-    for pattern, code_ in ((_FORBIDDEN, "forbidden_api"), (_ASYNC, "async_sketch"), (_TEXT, "text"),
-                           (_PRIMITIVE, "p5_primitive")):  # fmt: skip
+    for pattern, code_ in _NAMED_RULES:
         for m in pattern.finditer(code):
             name = next((g for g in m.groups() if g), m.group(0))
             if code_ == "p5_primitive" and name in user_defined:
@@ -146,8 +162,9 @@ def static_check(source: str | None, profile: str = "reference") -> list[Violati
     for m in _BRUSH_CALL.finditer(code):
         method = m.group(1)
         if method not in allowed:
-            add("unknown_brush_method",
-                f"brush.{method}() is not allowed; use only {', '.join(prof.brush_methods)}", m.start())  # fmt: skip
+            allowlist = ", ".join(prof.brush_methods)
+            message = f"brush.{method}() is not allowed; use only {allowlist}"
+            add("unknown_brush_method", message, m.start())
             break
         painting = painting or method in PAINTING_CALLS
     if not painting:
@@ -180,7 +197,7 @@ PAINT_DISTANCE = 32
 
 def measure_coverage(png: bytes) -> float:
     """Fraction of pixels that are paint, composited over white (see `paint_mask`)."""
-    img = Image.open(io.BytesIO(png))
+    img: Image.Image = Image.open(io.BytesIO(png))
     if img.mode != "RGBA":
         img = img.convert("RGBA")
     white = Image.new("RGBA", img.size, (255, 255, 255, 255))

@@ -1,14 +1,15 @@
-"""Gate profiles and the catalogue of violation codes.
+"""Gate profiles, the catalogue of violation codes and the globals a sketch may not touch.
 
-A profile names the brush methods a sketch may call. p5's non-drawing helpers are the same
-for every profile. Codes are stable: tools and models key on them.
+A profile names the brush methods a sketch may call. p5's non-drawing helpers, and the
+forbidden globals, are the same for every profile. Codes are stable: tools and models key
+on them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The reference prompt's allowlist (DESIGN.md section 4).
+# The reference prompt's allowlist: the brush methods its instructions name.
 REFERENCE_BRUSH = (
     "scaleBrushes", "noStroke", "fill", "noFill", "fillBleed", "fillTexture",
     "beginShape", "vertex", "endShape", "circle",
@@ -23,8 +24,10 @@ PERMISSIVE_BRUSH = REFERENCE_BRUSH + (
     "refreshField", "seed", "set", "spline", "stroke", "strokeWeight", "wRand", "wash", "wiggle",
 )  # fmt: skip
 
-PAINTING_CALLS = ("endShape", "circle", "rect", "polygon", "spline", "line", "arc", "flowLine",
-                  "hatch", "endStroke")  # fmt: skip
+PAINTING_CALLS = (
+    "endShape", "circle", "rect", "polygon", "spline", "line", "arc", "flowLine", "hatch",
+    "endStroke",
+)  # fmt: skip
 
 # p5 helpers any profile may call: set-up, transforms, maths, colour, background, push/pop.
 P5_HELPERS = (
@@ -90,10 +93,41 @@ PROFILES = {
 }
 
 
-def get_profile(name: str) -> Profile:
+def get_profile(profile: str | Profile) -> Profile:
+    """The profile of that name (a Profile is passed through). ValueError if there is none."""
+    if isinstance(profile, Profile):
+        return profile
     try:
-        return PROFILES[name]
+        return PROFILES[profile]
     except KeyError:
         raise ValueError(
-            f"unknown gate profile {name!r}; choose one of {sorted(PROFILES)}"
+            f"unknown gate profile {profile!r}; choose one of {sorted(PROFILES)}"
         ) from None
+
+
+# Globals a sketch must never touch, with the code reported when it does. The page shadows
+# each one with a parameter of the sketch's factory; at launch the renderer adds every other
+# global the page has beyond JS's own and p5's (DOM constructors would lead back to
+# `document`).
+SHADOWED: tuple[tuple[str, str], ...] = tuple(
+    (name, "forbidden_api")
+    for name in (
+        "document", "window", "globalThis", "self", "top", "parent", "frames", "opener",
+        "navigator", "location", "history", "localStorage", "sessionStorage", "indexedDB",
+        "caches", "fetch", "XMLHttpRequest", "WebSocket", "EventSource", "Worker",
+        "SharedWorker", "importScripts", "Image", "OffscreenCanvas", "MessageChannel",
+        "BroadcastChannel", "setTimeout", "setInterval", "requestAnimationFrame",
+        "requestIdleCallback", "queueMicrotask", "Promise", "Function", "WebAssembly",
+        "open", "alert", "postMessage", "p5", "__refpoolDefine", "structuredClone",
+    )
+) + (
+    ("drawingContext", "raw_webgl"), ("canvas", "raw_webgl"), ("_renderer", "raw_webgl"),
+    ("WebGLRenderingContext", "raw_webgl"), ("WebGL2RenderingContext", "raw_webgl"),
+    ("pixels", "pixel_write"),
+)  # fmt: skip
+
+
+def shadowed_globals(page_globals: list[str]) -> list[tuple[str, str]]:
+    """The full shadow list for a page: SHADOWED, then the page's own extra globals."""
+    known = {name for name, _ in SHADOWED}
+    return list(SHADOWED) + [(n, "forbidden_api") for n in page_globals if n not in known]

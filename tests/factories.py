@@ -10,7 +10,7 @@ import random
 
 from PIL import Image, ImageDraw
 
-from refpool.store import Store, sha256_bytes
+from refpool.store import Store, candidates, sha256_bytes
 
 
 def png_bytes(hue: float, size: int = 96, seed: int = 0, blobs: int = 6) -> bytes:
@@ -82,8 +82,8 @@ def add_candidate(
     program_sha = store.put_program(
         f"// test program {photo_id} {generator} {round_} {seed} {hue}\n"
     )
-    return store.insert(
-        "candidates",
+    return candidates.save(
+        store,
         {
             "job_key": f"test/{photo_id}/{generator}/{seed}/{round_}/{hue}",
             "photo_id": photo_id,

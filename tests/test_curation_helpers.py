@@ -189,9 +189,9 @@ def test_published_format_maps_nope_and_meh(store, tmp_path):
         import_ratings(store, path)
     summary = import_ratings(store, path, curator="published")
     assert summary.imported == 4 and summary.unmatched == ["hibiscus_glm_07.png"]
-    assert my_latest(store, "published") == {
-        ids[0]: "love", ids[1]: "okay", ids[2]: "reject", ids[3]: "skip",
-    }  # fmt: skip
+    assert my_latest(store, "published") == dict(
+        zip(ids, ["love", "okay", "reject", "skip"], strict=True)
+    )
     assert final_tiers(store) == {ids[0]: "love", ids[1]: "okay", ids[2]: "reject"}  # meh stays out
     back = json.loads(export_ratings(store, "published", curator="published"))
     assert back[published_name(ids[2])] == "nope" and back[published_name(ids[3])] == "meh"

@@ -54,8 +54,13 @@ def test_content_addressed_files(store):
 
 
 def test_records_round_trip_and_refuse_unknown_fields():
-    render = Render(program_sha="a", seed=1, width=600, height=600,
-                    gate=GateResult(False, [Violation("text", "no text", 3)], None))  # fmt: skip
+    render = Render(
+        program_sha="a",
+        seed=1,
+        width=600,
+        height=600,
+        gate=GateResult(False, [Violation("text", "no text", 3)], None),
+    )
     again = Render.from_dict({**render.to_dict(), "png": None})
     assert again == render and again.gate.violations[0].line == 3
     with pytest.raises(ValueError, match="unknown fields"):
@@ -101,3 +106,15 @@ def test_closing_the_pipe_early_is_not_an_error(store):
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
     assert proc.stdout.strip()
 
+
+def test_a_transaction_commits_whole_or_not_at_all(store):
+    import pytest as _pytest
+
+    with store.transaction() as db:
+        db.execute("INSERT INTO curators (name) VALUES ('ann')")
+    with _pytest.raises(RuntimeError), store.transaction() as db:
+        db.execute("INSERT INTO curators (name) VALUES ('bob')")
+        raise RuntimeError("crash halfway")
+    names = [r["name"] for r in store.query("SELECT name FROM curators ORDER BY name")]
+    assert names == ["ann"]
+    assert not store.db.in_transaction  # the connection is usable again

@@ -69,8 +69,14 @@ class Scripted:
 
 
 def write_models(path, base_url, coder_timeout=30, images=False, key_env=None):
-    common = {"base_url": base_url, "key_env": key_env, "max_tokens": 2400, "concurrency": 2,
-              "temperatures": [0.6, 0.9, 1.1], "price_per_mtok": {"input": 1.0, "output": 2.0}}  # fmt: skip
+    common = {
+        "base_url": base_url,
+        "key_env": key_env,
+        "max_tokens": 2400,
+        "concurrency": 2,
+        "temperatures": [0.6, 0.9, 1.1],
+        "price_per_mtok": {"input": 1.0, "output": 2.0},
+    }
     data = {
         "models": {
             "coder": common
@@ -78,15 +84,15 @@ def write_models(path, base_url, coder_timeout=30, images=False, key_env=None):
                 "model": "loopback-coder",
                 "timeout_s": coder_timeout,
                 "accepts_images": images,
-                "roles": ["coder"],
-            },  # fmt: skip
+                "roles": ["coder"],  # ignored: older files carry it and must still load
+            },
             "vlm": common
             | {
                 "model": "loopback-vlm",
                 "timeout_s": 30,
                 "accepts_images": True,
                 "roles": ["critic"],
-            },  # fmt: skip
+            },
         }
     }
     path.write_text(json.dumps(data))
@@ -114,9 +120,17 @@ def test_429_gate_failure_feedback_and_empty_reasoning(
         models = write_models(
             tmp_path / "models.json", server.base_url, images=True, key_env="LOOPBACK_SECRET"
         )
-        summary = generate(store, photo_ids=[photo_id], generators=("coder",), candidates=1,
-                           rounds=3, renderer=renderer, progress=False, critic="vlm",
-                           models_file=models)  # fmt: skip
+        summary = generate(
+            store,
+            photo_ids=[photo_id],
+            generators=("coder",),
+            candidates=1,
+            rounds=3,
+            renderer=renderer,
+            progress=False,
+            critic="vlm",
+            models_file=models,
+        )
         coder_requests = [r for r in server.requests if r["model"] == "loopback-coder"]
         critic_requests = [r for r in server.requests if r["model"] == "loopback-vlm"]
     rows = _rows(store)
@@ -159,11 +173,22 @@ def test_429_gate_failure_feedback_and_empty_reasoning(
 
 @pytest.mark.browser
 def test_no_fence_then_timeout_then_resume(store, photo_id, renderer, tmp_path):
-    script = Scripted([{"content": "I would paint a lovely red flower with soft petals."}] + [{"delay": 2, "content": GOOD}] * 4)  # fmt: skip
+    script = Scripted(
+        [{"content": "I would paint a lovely red flower with soft petals."}]
+        + [{"delay": 2, "content": GOOD}] * 4
+    )
     with LoopbackOpenAI(default=script) as server:
         models = write_models(tmp_path / "models.json", server.base_url, coder_timeout=0.4)
-        summary = generate(store, photo_ids=[photo_id], generators=("coder",), candidates=1,
-                           rounds=2, renderer=renderer, progress=False, models_file=models)  # fmt: skip
+        summary = generate(
+            store,
+            photo_ids=[photo_id],
+            generators=("coder",),
+            candidates=1,
+            rounds=2,
+            renderer=renderer,
+            progress=False,
+            models_file=models,
+        )
         second_prompt = json.dumps(server.requests[1]["messages"])
     r0, r1 = _rows(store)
     assert r0["outcome"] == "no_code" and r0["program_sha"] is None
@@ -175,8 +200,16 @@ def test_no_fence_then_timeout_then_resume(store, photo_id, renderer, tmp_path):
     # a rerun finishes the unfinished round in place and keeps the finished one
     with LoopbackOpenAI(default=Scripted([])) as server:
         models = write_models(tmp_path / "models.json", server.base_url)
-        again = generate(store, photo_ids=[photo_id], generators=("coder",), candidates=1,
-                         rounds=2, renderer=renderer, progress=False, models_file=models)  # fmt: skip
+        again = generate(
+            store,
+            photo_ids=[photo_id],
+            generators=("coder",),
+            candidates=1,
+            rounds=2,
+            renderer=renderer,
+            progress=False,
+            models_file=models,
+        )
         assert len(server.requests) == 1
     rows = _rows(store)
     assert [r["id"] for r in rows] == [r0["id"], r1["id"]]
@@ -200,13 +233,27 @@ def test_paid_reply_is_reused_after_a_crash(store, photo_id, renderer, tmp_path)
         coders.ModelCoder.write = crash_after_call
         try:
             with pytest.raises(KeyboardInterrupt):
-                generate(store, photo_ids=[photo_id], generators=("coder",), rounds=1,
-                         renderer=renderer, progress=False, models_file=models)  # fmt: skip
+                generate(
+                    store,
+                    photo_ids=[photo_id],
+                    generators=("coder",),
+                    rounds=1,
+                    renderer=renderer,
+                    progress=False,
+                    models_file=models,
+                )
         finally:
             coders.ModelCoder.write = real_finish
         assert not store.query("SELECT 1 FROM candidates")
-        generate(store, photo_ids=[photo_id], generators=("coder",), rounds=1,
-                 renderer=renderer, progress=False, models_file=models)  # fmt: skip
+        generate(
+            store,
+            photo_ids=[photo_id],
+            generators=("coder",),
+            rounds=1,
+            renderer=renderer,
+            progress=False,
+            models_file=models,
+        )
         assert len(server.requests) == 1  # not paid twice
     (row,) = _rows(store)
     assert row["accepted"] and row["coder_call_id"] == 1
@@ -246,8 +293,10 @@ def test_vlm_critique_parsing_is_strict_about_scores():
     fenced = "Here you go:\n```json\n" + CRITIC_JSON + "\n```"
     critique = parse_critique(fenced, "vlm")
     assert critique.scores == {"fidelity": 6, "watercolour": 7, "composition": 8, "coverage": 5}
-    assert parse_critique('{"fidelity": 11, "watercolor": 3, "composition": 2, "coverage": 1,'
-                          ' "advice": ["a", "b"]}', "v").scores["fidelity"] == 10  # fmt: skip
+    loose = (
+        '{"fidelity": 11, "watercolor": 3, "composition": 2, "coverage": 1, "advice": ["a", "b"]}'
+    )
+    assert parse_critique(loose, "v").scores["fidelity"] == 10
     with pytest.raises(ValueError, match="composition"):
         parse_critique('{"scores": {"fidelity": 5, "watercolour": 5, "coverage": 5}}', "v")
     with pytest.raises(ValueError):
@@ -263,7 +312,15 @@ def test_requests_per_endpoint_are_limited(store, sample_photos, renderer, tmp_p
         data = json.loads(path.read_text())
         data["models"]["coder"]["concurrency"] = 1  # one request at a time to this endpoint
         path.write_text(json.dumps(data))
-        summary = generate(store, generators=("coder",), candidates=1, rounds=1, concurrency=3,
-                           renderer=renderer, progress=False, models_file=str(path))  # fmt: skip
+        summary = generate(
+            store,
+            generators=("coder",),
+            candidates=1,
+            rounds=1,
+            concurrency=3,
+            renderer=renderer,
+            progress=False,
+            models_file=str(path),
+        )
         assert len(server.requests) == 3 and server.max_in_flight == 1
     assert summary["models"]["coder"]["accepted"] == 3

@@ -13,15 +13,11 @@ from conftest import SAMPLES
 from PIL import Image, ImageDraw
 
 from generators.analysis import analyse, analyse_path, load_rgb
-from generators.batch import generate, list_candidates
+from generators.batch import generate
 from generators.critics import heuristic_critique
-from generators.procedural import (
-    generate_program,
-    plan_from_program,
-    plan_painting,
-    revise_program,
-    write_program,
-)
+from generators.plan import plan_painting
+from generators.procedural import generate_program, plan_from_program, revise_program, write_program
+from generators.summary import list_candidates
 from refpool.cli import main
 from refpool.intake.photos import import_folder
 from renderer import static_check
@@ -39,8 +35,14 @@ def six_petals(size=160) -> np.ndarray:
         draw.ellipse(
             (x - size * 0.13, y - size * 0.09, x + size * 0.13, y + size * 0.09), fill=(225, 60, 80)
         )
-        draw.polygon([(c, c), (x + math.cos(a + 0.4) * 18, y + math.sin(a + 0.4) * 18),
-                      (x + math.cos(a - 0.4) * 18, y + math.sin(a - 0.4) * 18)], fill=(225, 60, 80))  # fmt: skip
+        draw.polygon(
+            [
+                (c, c),
+                (x + math.cos(a + 0.4) * 18, y + math.sin(a + 0.4) * 18),
+                (x + math.cos(a - 0.4) * 18, y + math.sin(a - 0.4) * 18),
+            ],
+            fill=(225, 60, 80),
+        )
     draw.ellipse((c - 12, c - 12, c + 12, c + 12), fill=(250, 210, 40))
     return np.asarray(img)
 
@@ -82,8 +84,13 @@ def test_revision_moves_towards_the_photo():
     plan = plan_painting(analysis, seed=4)
     source = write_program(plan)
     wrong = plan.rings[0].colour
-    measures = {"coverage": 0.08, "palette_shift": [[wrong, analysis.palette[-1].hex]],
-                "edge_softness": 0.3, "layering": 0.2, "centre": [0.7, 0.5]}  # fmt: skip
+    measures = {
+        "coverage": 0.08,
+        "palette_shift": [[wrong, analysis.palette[-1].hex]],
+        "edge_softness": 0.3,
+        "layering": 0.2,
+        "centre": [0.7, 0.5],
+    }
     revised = plan_from_program(revise_program(source, analysis, measures, round_=1))
     assert revised.revision == 1 and revised.notes
     assert revised.rings[0].reach > plan.rings[0].reach  # coverage was low: bigger
@@ -156,12 +163,17 @@ def test_generate_cli_json_summary(sample_photos, capsys, monkeypatch):
 
     def fake_generate(store, **kw):  # the CLI is a thin shell: check what it passes through
         calls.update(kw)
-        return {"models": {"procedural": {"candidates": 3, "accepted": 3, "rejected": 0,
-                "infra_errors": 0}}, "photos": 3, "rounds": 1}  # fmt: skip
+        return {
+            "models": {
+                "procedural": {"candidates": 3, "accepted": 3, "rejected": 0, "infra_errors": 0}
+            },
+            "photos": 3,
+            "rounds": 1,
+        }
 
     monkeypatch.setattr(batch, "generate", fake_generate)
-    assert main(["generate", "--generator", "procedural", "--candidates", "1", "--rounds", "1",
-                 "--concurrency", "2", "--json", "--no-progress"]) == 0  # fmt: skip
+    argv = ["generate", "--generator", "procedural", "--candidates", "1", "--rounds", "1"]
+    assert main([*argv, "--concurrency", "2", "--json", "--no-progress"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["models"]["procedural"]["accepted"] == 3
     assert calls["candidates"] == 1 and calls["rounds"] == 1 and calls["concurrency"] == 2
@@ -189,10 +201,16 @@ def test_kill_9_mid_run_loses_nothing_finished(store, sample_photos, refpool_hom
     from conftest import ROOT
 
     import_folder(store, sample_photos)
-    cmd = [sys.executable, "-m", "refpool.cli", "generate", "--photos", "1", "--candidates", "1",
-           "--rounds", "3", "--no-progress"]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=os.environ.copy(), stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)  # fmt: skip
+    args = ["generate", "--photos", "1", "--candidates", "1", "--rounds", "3", "--no-progress"]
+    cmd = [sys.executable, "-m", "refpool.cli", *args]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        env=os.environ.copy(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not store.query("SELECT 1 FROM candidates"):
@@ -203,7 +221,9 @@ def test_kill_9_mid_run_loses_nothing_finished(store, sample_photos, refpool_hom
     before = [dict(r) for r in store.query("SELECT * FROM candidates ORDER BY id")]
     assert 1 <= len(before) < 3
     assert all(store.png_path(r["png_sha"]).is_file() for r in before)
-    proc = subprocess.run(cmd, cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=300)  # fmt: skip
+    proc = subprocess.run(
+        cmd, cwd=ROOT, env=os.environ.copy(), capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     after = [dict(r) for r in store.query("SELECT * FROM candidates ORDER BY id")]
     assert len(after) == 3 and after[: len(before)] == before  # finished rounds untouched

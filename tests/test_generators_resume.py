@@ -10,7 +10,7 @@ from collections import deque
 import pytest
 from test_generators_models import CRITIC_JSON, GOOD, _rows, write_models
 
-from generators import coders, llm
+from generators import critics, llm
 from generators.batch import generate
 from generators.loopback import LoopbackOpenAI
 from refpool.intake.photos import import_folder
@@ -55,8 +55,16 @@ class Replies:
 
 
 def _run(store, photo_id, renderer, models, rounds):
-    return generate(store, photo_ids=[photo_id], generators=("coder",), rounds=rounds,
-                    renderer=renderer, progress=False, critic="vlm", models_file=models)  # fmt: skip
+    return generate(
+        store,
+        photo_ids=[photo_id],
+        generators=("coder",),
+        rounds=rounds,
+        renderer=renderer,
+        progress=False,
+        critic="vlm",
+        models_file=models,
+    )
 
 
 @pytest.mark.browser
@@ -96,7 +104,7 @@ def test_failed_critic_call_is_redone_on_rerun_without_recoding_or_rerendering(
 
 @pytest.mark.browser
 def test_paid_critic_reply_is_reused_after_a_crash(store, photo_id, renderer, tmp_path):
-    real_judge = coders.VLMCritic.judge
+    real_judge = critics.VLMCritic.judge
 
     async def crash_after_critic(self, *args):
         await real_judge(self, *args)
@@ -105,12 +113,12 @@ def test_paid_critic_reply_is_reused_after_a_crash(store, photo_id, renderer, tm
     path = tmp_path / "models.json"
     with LoopbackOpenAI(default=Replies()) as server:
         models = write_models(path, server.base_url)
-        coders.VLMCritic.judge = crash_after_critic
+        critics.VLMCritic.judge = crash_after_critic
         try:
             with pytest.raises(KeyboardInterrupt):
                 _run(store, photo_id, renderer, models, rounds=1)
         finally:
-            coders.VLMCritic.judge = real_judge
+            critics.VLMCritic.judge = real_judge
         assert not store.query("SELECT 1 FROM candidates")
         _run(store, photo_id, renderer, models, rounds=1)
         assert [r["model"] for r in server.requests] == ["loopback-coder", "loopback-vlm"]
@@ -139,8 +147,9 @@ def test_reused_paid_reply_keeps_its_finish_reason(store, tmp_path):
             endpoints = llm.Endpoints()
             try:
                 msgs = [{"role": "user", "content": "paint"}]
-                return await llm.chat(store, endpoints, cfg, msgs, purpose="coder",
-                                      temperature=0.6, job_key=key)  # fmt: skip
+                return await llm.chat(
+                    store, endpoints, cfg, msgs, purpose="coder", temperature=0.6, job_key=key
+                )
             finally:
                 await endpoints.close()
 
@@ -149,7 +158,7 @@ def test_reused_paid_reply_keeps_its_finish_reason(store, tmp_path):
     stored = store.query("SELECT finish_reason, refusal FROM model_calls ORDER BY id")
     assert [(r["finish_reason"], r["refusal"]) for r in stored] == [("length", None)] * 2
     for key in ("cut-with-code", "cut-empty"):
-        call_id, result = coders._paid_reply(store, key)
+        call_id, result = llm.paid_reply(store, key)
         assert llm.classify(result, extract_program)[0] == "truncated", key
 
 
@@ -159,12 +168,75 @@ def test_infra_error_retry_keeps_the_coders_real_outcome(store, photo_id, render
     broken = CountingRenderer(renderer, infra=True)
     with LoopbackOpenAI(default=Replies(coder=[{"content": GOOD, "finish": "length"}])) as server:
         models = write_models(path, server.base_url)
-        generate(store, photo_ids=[photo_id], generators=("coder",), rounds=1, renderer=broken,
-                 progress=False, models_file=models)  # fmt: skip
+        generate(
+            store,
+            photo_ids=[photo_id],
+            generators=("coder",),
+            rounds=1,
+            renderer=broken,
+            progress=False,
+            models_file=models,
+        )
         (row,) = _rows(store)
         assert row["outcome"] == "infra_error" and broken.calls == 2  # tried twice
-        generate(store, photo_ids=[photo_id], generators=("coder",), rounds=1,
-                 renderer=renderer, progress=False, models_file=models)  # fmt: skip
+        generate(
+            store,
+            photo_ids=[photo_id],
+            generators=("coder",),
+            rounds=1,
+            renderer=renderer,
+            progress=False,
+            models_file=models,
+        )
         assert len(server.requests) == 1  # the program was re-rendered, not re-asked for
     (row,) = _rows(store)
     assert row["outcome"] == "truncated" and row["render_id"]
+
+
+@pytest.mark.browser
+def test_a_batch_started_before_derive_seed_still_resumes(
+    refpool_home, sample_photos, renderer, monkeypatch
+):
+    """Chain seeds (and so job keys) changed to `derive_seed`; m006 rewrites old keys, so a
+    rerun of an old batch finds its finished rounds instead of painting (paying) again."""
+    from factories import png_bytes
+
+    from refpool.store import Store, candidates, migrations
+
+    before = [m for m in migrations.MIGRATIONS if m.__name__ != "m006_job_keys_from_derive_seed"]
+    monkeypatch.setattr(migrations, "MIGRATIONS", before)
+    old = Store(refpool_home)
+    (photo,) = import_folder(old, sample_photos).imported[:1]
+    base, slot = 3, 0
+    old_seed = (base * 1_000_003 + photo.id * 7919 + slot * 104_729) % 2**31  # the old formula
+    old_key = f"photo{photo.sha256[:16]}/procedural/slot{slot}/seed{old_seed}/round0"
+    cid = candidates.save(
+        old,
+        {
+            "job_key": old_key,
+            "photo_id": photo.id,
+            "generator": "procedural",
+            "round": 0,
+            "seed": old_seed,
+            "program_sha": old.put_program("// painted before the change\n"),
+            "accepted": 1,
+            "coverage": 0.2,
+            "png_sha": old.put_png(png_bytes(0.9)),
+        },
+    )
+    old.close()
+    monkeypatch.undo()
+
+    store = Store(refpool_home)  # applies m006
+    summary = generate(
+        store,
+        photo_ids=[photo.id],
+        candidates=1,
+        rounds=1,
+        seed=base,
+        renderer=renderer,
+        progress=False,
+    )
+    assert summary["new"] == 0, "the finished round was painted again"
+    assert [c.id for c in candidates.list_candidates(store)] == [cid]
+    assert candidates.get(store, cid).seed == old_seed  # rendered with it: kept

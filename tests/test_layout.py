@@ -7,6 +7,7 @@ a shortcut taken anywhere shows up here.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -64,7 +65,9 @@ def imports_of(path: Path) -> list[tuple[str, bool]]:
     """(imported module, at module scope?) for every import statement in the file."""
     tree = ast.parse(path.read_text("utf-8"))
     top = {id(node) for node in tree.body}
-    package = module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    package = (
+        module_name(path) if path.name == "__init__.py" else module_name(path).rpartition(".")[0]
+    )
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -84,6 +87,7 @@ def imports_of(path: Path) -> list[tuple[str, bool]]:
     return out
 
 
+@functools.cache
 def project_imports() -> dict[str, list[tuple[str, bool]]]:
     graph = {}
     for path in source_files():
@@ -128,9 +132,10 @@ def test_the_renderer_imports_nothing_but_the_contracts() -> None:
 
 
 def test_no_import_cycles_between_modules() -> None:
+    imports = project_imports()
     graph = {
-        module: {name for name, top in imported if top and name in set(project_imports())}
-        for module, imported in project_imports().items()
+        module: {name for name, top in imported if top and name in imports}
+        for module, imported in imports.items()
     }
     done: set[str] = set()
     path: list[str] = []
@@ -166,7 +171,10 @@ CANDIDATE_SQL = re.compile(
 
 
 def test_only_the_candidates_module_queries_candidates() -> None:
-    home = {ROOT / "refpool" / "store" / "candidates.py", ROOT / "refpool" / "store" / "migrations.py"}
+    home = {
+        ROOT / "refpool" / "store" / "candidates.py",
+        ROOT / "refpool" / "store" / "migrations.py",
+    }
     offenders = []
     for path in source_files():
         if path in home:

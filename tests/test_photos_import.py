@@ -131,12 +131,24 @@ def test_bad_files_never_abort_the_batch(store, tmp_path):
     refused = dict(report.refused)
     imported = {p.file_name: p for p in report.imported}
     assert set(imported) == {
-        "good.jpg", "cmyk.jpg", "grey.png", "alpha.png", "huge.jpg", "rotated.jpg", "dahlia.jpg"
-    }  # fmt: skip
+        "good.jpg",
+        "cmyk.jpg",
+        "grey.png",
+        "alpha.png",
+        "huge.jpg",
+        "rotated.jpg",
+        "dahlia.jpg",
+    }
     assert set(refused) == {
-        "corrupt.jpg", "notes.jpg", "closed.jpg", "missing.jpg", "unlisted.jpg", "tiny.png",
-        "good_copy.jpg", "near.jpg",
-    }  # fmt: skip
+        "corrupt.jpg",
+        "notes.jpg",
+        "closed.jpg",
+        "missing.jpg",
+        "unlisted.jpg",
+        "tiny.png",
+        "good_copy.jpg",
+        "near.jpg",
+    }
     assert "corrupt" in refused["corrupt.jpg"] or "readable" in refused["corrupt.jpg"]
     assert "not a readable image" in refused["notes.jpg"]
     assert "not open" in refused["closed.jpg"]

@@ -136,8 +136,21 @@ def test_fetch_follows_the_documented_api(inat, tmp_path, store):
 def test_cli_inaturalist_then_import(inat, tmp_path, capsys):
     api, _ = inat
     out = tmp_path / "cli"
-    code = main(["photos", "inaturalist", "--taxon", "Hibiscus rosa-sinensis", "--limit", "1",
-                 "--out", str(out), "--api-url", api, "--import"])  # fmt: skip
+    code = main(
+        [
+            "photos",
+            "inaturalist",
+            "--taxon",
+            "Hibiscus rosa-sinensis",
+            "--limit",
+            "1",
+            "--out",
+            str(out),
+            "--api-url",
+            api,
+            "--import",
+        ]
+    )
     assert code == 0
     assert "imported 1" in capsys.readouterr().out
 

@@ -81,8 +81,18 @@ def test_cli_flow(store, capsys, tmp_path, monkeypatch):
     assert code == 0 and "exported 1.0.0: 6 rows" in out
     code, out, _ = run(capsys, "pool", "sample", "--version", "1.0.0", "--seed", "3", "--json")
     first = json.loads(out)
-    code, out, _ = run(capsys, "pool", "sample", "--from-export", str(tmp_path / "ex"), "--seed", "3",
-                       "--json", "--version", "1.0.0")  # fmt: skip
+    code, out, _ = run(
+        capsys,
+        "pool",
+        "sample",
+        "--from-export",
+        str(tmp_path / "ex"),
+        "--seed",
+        "3",
+        "--json",
+        "--version",
+        "1.0.0",
+    )
     assert json.loads(out) == first and sorted(r["tier"] for r in first) == [
         "love",
         "love",

@@ -45,10 +45,20 @@ def load_offline(path: Path) -> dict:
         " 'tiers': list(ds['tier']), 'ids': list(ds['candidate_id']), 'ratings': ds[0]['curator_ratings'],"
         " 'licences': list(ds['licence']), 'source': ds[0]['program_source']}))\n"
     )
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
-           "HF_HOME": str(path.parent / "hf-home")}  # fmt: skip
-    out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
-                         env=env, timeout=300, cwd=ROOT)  # fmt: skip
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HOME": str(path.parent / "hf-home"),
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -63,12 +73,30 @@ def test_round_trip_after_pngs_are_deleted(store, tmp_path):
 
     back = load_offline(out)
     assert back["n"] == 11
-    published = {"file_name", "source_file", "tier", "subject", "generator_model",
-                 "refinement_round", "hpsv3_mu", "paint_coverage", "gate_errors",
-                 "reference_photo", "reference_photo_licence", "reference_photo_attribution",
-                 "reference_photo_url"}  # fmt: skip
-    extra = {"program_source", "seed", "renderer_versions", "critique_history", "curator_ratings",
-             "candidate_id", "licence"}  # fmt: skip
+    published = {
+        "file_name",
+        "source_file",
+        "tier",
+        "subject",
+        "generator_model",
+        "refinement_round",
+        "hpsv3_mu",
+        "paint_coverage",
+        "gate_errors",
+        "reference_photo",
+        "reference_photo_licence",
+        "reference_photo_attribution",
+        "reference_photo_url",
+    }
+    extra = {
+        "program_source",
+        "seed",
+        "renderer_versions",
+        "critique_history",
+        "curator_ratings",
+        "candidate_id",
+        "licence",
+    }
     assert published | extra <= set(back["columns"])
     assert back["tier_names"] == ["love", "okay"]
     assert back["size"] == [96, 96]

@@ -15,6 +15,7 @@ from curation.ratings import record_rating
 from pool import metrics as m
 from pool.analysis import analyse
 from pool.features import compute_features
+from refpool.store import candidates
 
 
 def solid(rgb, size=128) -> bytes:
@@ -104,9 +105,19 @@ def test_analysis_over_a_store(store):
     for i, hue in enumerate([0.0, 0.0, 0.33, 0.66]):
         png = png_bytes(hue, size=128, seed=1 if i < 2 else i)  # first two identical
         sha = store.put_png(png)
-        cid = store.insert("candidates", {"job_key": f"k{i}", "photo_id": photo, "generator": "g",
-                                          "round": i % 2, "seed": i, "accepted": 1,
-                                          "coverage": 0.2 + i / 10, "png_sha": sha})  # fmt: skip
+        cid = candidates.save(
+            store,
+            {
+                "job_key": f"k{i}",
+                "photo_id": photo,
+                "generator": "g",
+                "round": i % 2,
+                "seed": i,
+                "accepted": 1,
+                "coverage": 0.2 + i / 10,
+                "png_sha": sha,
+            },
+        )
         record_rating(store, cid, "ana", "love" if i % 2 else "okay")
         tiers[cid] = "love" if i % 2 else "okay"
     a = analyse(store, tiers, label="t", threshold=4)

@@ -75,8 +75,12 @@ class FakeHub:
             url = f"{self.url}/datasets/{rid}"
             if rid in self.repos:
                 return h._send(409, {"error": "You already created this dataset repo", "url": url})
-            self.repos[rid] = {"files": {".gitattributes": b"*.parquet filter=lfs\n"}, "commits": ["0" * 40],
-                               "tags": {}, "private": req.get("visibility") == "private"}  # fmt: skip
+            self.repos[rid] = {
+                "files": {".gitattributes": b"*.parquet filter=lfs\n"},
+                "commits": ["0" * 40],
+                "tags": {},
+                "private": req.get("visibility") == "private",
+            }
             return h._send(200, {"url": url, "name": rid, "id": "x"})
         if method == "POST" and path == "/api/validate-yaml":
             return h._send(200, {"errors": [], "warnings": []})
@@ -89,18 +93,42 @@ class FakeHub:
             return h._send(404, {"error": "Repository not found"})
         if method == "GET" and route == "refs":
             head = repo["commits"][-1]
-            return h._send(200, {
-                "branches": [{"name": "main", "ref": "refs/heads/main", "targetCommit": head}],
-                "converts": [], "pullRequests": [],
-                "tags": [{"name": t, "ref": f"refs/tags/{t}", "targetCommit": c} for t, c in repo["tags"].items()],
-            })  # fmt: skip
+            return h._send(
+                200,
+                {
+                    "branches": [{"name": "main", "ref": "refs/heads/main", "targetCommit": head}],
+                    "converts": [],
+                    "pullRequests": [],
+                    "tags": [
+                        {"name": t, "ref": f"refs/tags/{t}", "targetCommit": c}
+                        for t, c in repo["tags"].items()
+                    ],
+                },
+            )
         if method == "GET" and route == "tree":
-            return h._send(200, [{"type": "file", "path": p, "size": len(b),
-                                  "oid": hashlib.sha1(b).hexdigest()} for p, b in sorted(repo["files"].items())])  # fmt: skip
+            return h._send(
+                200,
+                [
+                    {"type": "file", "path": p, "size": len(b), "oid": hashlib.sha1(b).hexdigest()}
+                    for p, b in sorted(repo["files"].items())
+                ],
+            )
         if method == "POST" and route == "preupload":
             files = json.loads(body)["files"]
-            return h._send(200, {"files": [{"path": f["path"], "uploadMode": "regular", "shouldIgnore": False,
-                                            "oid": None} for f in files]})  # fmt: skip
+            return h._send(
+                200,
+                {
+                    "files": [
+                        {
+                            "path": f["path"],
+                            "uploadMode": "regular",
+                            "shouldIgnore": False,
+                            "oid": None,
+                        }
+                        for f in files
+                    ]
+                },
+            )
         if method == "POST" and route == "commit":
             assert h.headers["Content-Type"] == "application/x-ndjson"
             lines = [json.loads(x) for x in body.splitlines() if x.strip()]
@@ -117,8 +145,14 @@ class FakeHub:
             oid = hashlib.sha1(body).hexdigest()
             repo["commits"].append(oid)
             repo.setdefault("messages", []).append(header["summary"])
-            return h._send(200, {"commitUrl": f"{self.url}/datasets/{rid}/commit/{oid}",
-                                 "commitOid": oid, "success": True})  # fmt: skip
+            return h._send(
+                200,
+                {
+                    "commitUrl": f"{self.url}/datasets/{rid}/commit/{oid}",
+                    "commitOid": oid,
+                    "success": True,
+                },
+            )
         if method == "POST" and route == "tag":
             tag = json.loads(body)["tag"]
             if tag in repo["tags"]:

@@ -6,6 +6,7 @@ import pytest
 from factories import add_candidate, add_photo, populate
 
 from curation.ratings import record_rating
+from pool.catalog import load_entries
 from pool.selection import SelectionError, build_pool, latest_draft, save_draft
 from pool.versions import VersionError, diff_versions, get_version, list_versions, release
 
@@ -74,13 +75,12 @@ def test_near_duplicates_are_named_with_their_distance(store):
 def test_caps_and_tier_mix(store):
     ids = populate(store, 24, photos=3, models=("procedural", "glm-x"))
     rate_all(store, ids, lambda c: "love" if c % 4 == 0 else "okay")
-    draft = build_pool(store, target=8, max_per_photo=3, max_per_model=5, love_fraction=0.5,
-                       dup_threshold=0)  # fmt: skip
-    from pool.catalog import load_items
-
-    items = load_items(store, draft.candidate_ids)
-    photos = [i.photo_id for i in items.values()]
-    models = [i.generator for i in items.values()]
+    draft = build_pool(
+        store, target=8, max_per_photo=3, max_per_model=5, love_fraction=0.5, dup_threshold=0
+    )
+    entries = load_entries(store, draft.candidate_ids)
+    photos = [e.candidate.photo_id for e in entries.values()]
+    models = [e.candidate.generator for e in entries.values()]
     assert max(photos.count(p) for p in set(photos)) <= 3
     assert max(models.count(m) for m in set(models)) <= 5
     assert draft.count("love") == 4 and draft.count("okay") == 4

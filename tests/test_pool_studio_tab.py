@@ -13,6 +13,7 @@ from curation.studio import Services, Settings
 from pool import studio_tab as pool_view
 from pool.analysis import analyse
 from pool.selection import latest_draft
+from refpool.store import candidates
 
 
 def rate_all(store, ids, pattern=("love", "okay", "reject"), curator="alice"):
@@ -137,6 +138,21 @@ def test_blind_mode_hides_model_and_curator_names_everywhere(store):
     for name in ("secret-coder-9", "hidden-llm", "alice"):
         assert name not in shown and name not in unescape(shown) and name not in on_disk
     assert "model A already has 1" in shown and "model A" in on_disk
+
+
+def test_blind_mode_never_words_a_reason_from_its_free_text(store):
+    """A model name can hide in any detail (here an infrastructure error), not only in a cap."""
+    ids = populate(store, 4, models=("secret-coder-9", "hidden-llm"))
+    failed = add_candidate(store, 1, "secret-coder-9", hue=0.9, seed=79, accepted=False)
+    candidates.save(store, {"infra_error": "secret-coder-9 endpoint timed out"}, existing=failed)
+    rate_all(store, [*ids, failed], ("love", "okay"))
+    v = pool_view.build_draft(Services(store, Settings(blind=True)), 20)
+    gate = next(g for g in v.left_out if g.reason == "gate")
+    assert [cid for cid, _ in gate.examples] == [failed]
+    shown = unescape(pool_view.pool_html(v) + pool_view.pool_report_html(v))
+    assert "secret-coder-9" not in shown and "hidden-llm" not in shown
+    seen = pool_view.build_draft(Services(store, Settings()), 20)  # not blind: the whole detail
+    assert "infra: secret-coder-9 endpoint timed out" in unescape(pool_view.pool_html(seen))
 
 
 def test_names_from_the_store_are_escaped(store):

@@ -23,8 +23,14 @@ REFPOOL = [sys.executable, "-c", "import sys; from refpool.cli import main; sys.
 def run_cli(
     *args: str, env: dict | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess:
-    return subprocess.run([*REFPOOL, *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **(env or {})}, cwd=cwd)  # fmt: skip
+    return subprocess.run(
+        [*REFPOOL, *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )
 
 
 def test_render_json_contract_and_exit_status(tmp_path, refpool_home):
@@ -32,9 +38,10 @@ def test_render_json_contract_and_exit_status(tmp_path, refpool_home):
     (tmp_path / "junk.js").write_bytes(bytes(range(256)) * 4)
     good = HERE / "sketches" / "trivial.js"
     hostile = HERE / "hostile" / "aliased_rect.js"
-    proc = run_cli("render", str(good), str(hostile), str(tmp_path / "missing.js"),
-                   str(tmp_path / "empty.js"), str(tmp_path / "junk.js"),
-                   "--json", "--out-dir", str(tmp_path / "out"), "--seed", "3")  # fmt: skip
+    files = [good, hostile, tmp_path / "missing.js", tmp_path / "empty.js", tmp_path / "junk.js"]
+    proc = run_cli(
+        "render", *map(str, files), "--json", "--out-dir", str(tmp_path / "out"), "--seed", "3"
+    )
     assert proc.returncode == 1, proc.stderr
     rows = {Path(r["file"]).name: r for r in map(json.loads, proc.stdout.splitlines())}
     assert set(rows) == {"trivial.js", "aliased_rect.js", "missing.js", "empty.js", "junk.js"}
@@ -68,8 +75,8 @@ def test_render_all_accepted_exits_zero_with_summary(refpool_home):
 
 
 def test_render_reports_infrastructure_failure_as_exit_3(refpool_home):
-    proc = run_cli("render", str(HERE / "sketches" / "trivial.js"), "--json",
-                   env={"REFPOOL_CHROMIUM": "/nonexistent/chromium"})  # fmt: skip
+    trivial = str(HERE / "sketches" / "trivial.js")
+    proc = run_cli("render", trivial, "--json", env={"REFPOOL_CHROMIUM": "/nonexistent/chromium"})
     assert proc.returncode == 3
     assert "REFPOOL_CHROMIUM" in proc.stderr and "Traceback" not in proc.stderr
 

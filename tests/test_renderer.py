@@ -78,7 +78,7 @@ def test_same_seed_same_image_within_tolerance(renderer):
     b = renderer.render(source + "// same program, new cache key\n", seed=42)
     c = renderer.render(source, seed=43)
     diff_same = np.abs(pixels(a.png) - pixels(b.png))
-    # DESIGN.md: fills may differ in ~10-25 pixels by up to 24/255 even with a fixed seed.
+    # p5.brush fills may differ in ~10-25 pixels by up to 24/255 even with a fixed seed.
     assert (diff_same.max(axis=2) > 24).sum() < 200
     diff_other = np.abs(pixels(a.png) - pixels(c.png))
     assert (diff_other.max(axis=2) > 24).sum() > 500, "a different seed should paint differently"
@@ -88,7 +88,7 @@ def test_browser_death_is_an_infra_event_not_a_rejection(renderer):
     """Kill the browser under the renderer: the job is retried on a fresh one."""
     inner = renderer.renderer
     before = inner.stats["browser_restarts"]
-    renderer._call(inner._browser.close())
+    renderer._call(inner.pool.browser.close())
     result = renderer.render((SKETCHES / "trivial.js").read_text(), seed=5)
     assert result.infra_error is None
     assert result.accepted, result.gate.violations
@@ -156,9 +156,9 @@ def test_a_sketch_that_wedges_the_browser_every_time_is_the_sketchs_fault(monkey
     The wedge is simulated by the health check's first two answers; all else is real.
     """
     from renderer import RenderConfig, SyncRenderer
-    from renderer.engine import Renderer
+    from renderer.browser import BrowserPool
 
-    real_healthy = Renderer._healthy
+    real_healthy = BrowserPool.healthy
     calls = {"n": 0}
 
     async def healthy(self):
@@ -167,7 +167,7 @@ def test_a_sketch_that_wedges_the_browser_every_time_is_the_sketchs_fault(monkey
             return False
         return await real_healthy(self)
 
-    monkeypatch.setattr(Renderer, "_healthy", healthy)
+    monkeypatch.setattr(BrowserPool, "healthy", healthy)
     with SyncRenderer(RenderConfig(slots=1, attempts=2)) as r:
         result = r.render((HERE / "hostile" / "infinite_loop.js").read_text(), deadline_s=2)
         assert result.infra_error is None, result.infra_error
@@ -221,7 +221,7 @@ def test_a_page_that_navigates_mid_render_is_not_an_infra_error():
         worker = threading.Thread(target=lambda: outcome.update(result=r.render(looping, seed=2)))
         worker.start()
         _time.sleep(1.0)
-        (page,) = [p for c in inner._browser.contexts for p in c.pages]
+        (page,) = [p for c in inner.pool.browser.contexts for p in c.pages]
         r._call(page.evaluate("() => { location.reload(); }"))
         worker.join(60)
         result = outcome["result"]
@@ -238,9 +238,9 @@ def test_an_unconfigured_page_fails_closed_as_an_infra_event():
     probe = (HERE / "hostile" / "dom_via_constructor.js").read_text()
     with SyncRenderer(RenderConfig(slots=1)) as r:
         inner = r.renderer
-        slot = r._call(inner._slots.get())
-        r._call(slot.page.evaluate("([api]) => window[api].configure([])", [inner._api]))
-        inner._slots.put_nowait(slot)
+        slot = r._call(inner.pool.slots.get())
+        r._call(slot.page.evaluate("([api]) => window[api].configure([])", [inner.pool.api]))
+        inner.pool.slots.put_nowait(slot)
         result = r.render(probe, skip_static=True)
         assert result.infra_error is None  # retried on the reconfigured page
         assert [v.code for v in result.gate.violations] == ["forbidden_api"]

@@ -15,9 +15,15 @@ from refpool.store import Store
 pytestmark = pytest.mark.browser
 
 FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
@@ -38,10 +44,8 @@ def studio_app(tmp_path):
     def start(n: int = 14, **settings):
         store = Store(tmp_path / f"data{len(launched)}")
         ids = populate(store, n) if n else []
-        demo, url = launch(
-            Services(store, Settings(**settings)), port=free_port(),
-            prevent_thread_lock=True, quiet=True,
-        )  # fmt: skip
+        services = Services(store, Settings(**settings))
+        demo, url = launch(services, port=free_port(), prevent_thread_lock=True, quiet=True)
         launched.append((demo, store))
         return store, url, ids
 

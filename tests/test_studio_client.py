@@ -109,10 +109,10 @@ def test_login_required_when_auth_is_on(tmp_path):
             prevent_thread_lock=True,
         )
     add_curator(store, "alice", "a long secret")
+    services = Services(store, Settings())
     demo, url = launch(
-        Services(store, Settings()), port=free_port(), require_auth=True,
-        prevent_thread_lock=True, quiet=True,
-    )  # fmt: skip
+        services, port=free_port(), require_auth=True, prevent_thread_lock=True, quiet=True
+    )
     try:
         with pytest.raises(Exception):  # noqa: B017 - the client refuses without credentials
             Client(url, verbose=False, auth=("alice", "wrong password")).predict(api_name="/init")

@@ -7,8 +7,9 @@ import json
 import pytest
 from factories import add_candidate, add_photo, populate
 
-from curation import studio, views
+from curation import grid, studio, views
 from curation.agreement import agreement_report
+from curation.detail import load_detail
 from curation.ratings import my_latest, record_rating
 from curation.studio import Services, Settings
 from refpool import cli
@@ -52,7 +53,7 @@ def test_empty_store_says_what_to_do(services):
     s = studio.screen(services, "alice")
     assert s.detail is None and s.level == "warn" and "no candidates" in s.message
     assert "refpool demo" in views.screen_html(s)
-    g = studio.grid(services, "alice")
+    g = grid.show(services, "alice")
     assert g.tiles == [] and "No candidates" in g.message
 
 
@@ -141,19 +142,19 @@ def test_everything_user_supplied_is_escaped(services, store):
 
 def test_grid_rates_a_batch_and_one_undo_reverts_it(services, store):
     ids = populate(store, 6)
-    g = studio.grid(services, "alice")
+    g = grid.show(services, "alice")
     assert [t.id for t in g.tiles] == ids and all(t.thumb_url for t in g.tiles)
-    g = studio.grid_rate(services, "alice", ids[:4], "reject")
+    g = grid.rate(services, "alice", ids[:4], "reject")
     assert "Saved reject for 4" in g.message
     assert [t.my_tier for t in g.tiles][:5] == ["reject"] * 4 + [None]
     studio.rate(services, "alice", ids[5], "love")
     studio.undo(services, "alice")  # the single rating
     s = studio.undo(services, "alice")  # the whole batch
     assert "4 grid ratings" in s.message and my_latest(store, "alice") == {}
-    assert "Select some" in studio.grid_rate(services, "alice", [], "love").message
-    assert studio.parse_ids("1, 2 3") == [1, 2, 3]
+    assert "Select some" in grid.rate(services, "alice", [], "love").message
+    assert grid.parse_ids("1, 2 3") == [1, 2, 3]
     with pytest.raises(ValueError, match="not a candidate id"):
-        studio.parse_ids("1,x")
+        grid.parse_ids("1,x")
 
 
 def test_history_shows_rounds_with_critiques(services, store):
@@ -162,7 +163,7 @@ def test_history_shows_rounds_with_critiques(services, store):
     r1 = add_candidate(store, pid, round_=1, seed=2, parent_id=r0)
     r2 = add_candidate(store, pid, round_=2, seed=3, parent_id=r1)
     for cid in (r0, r1, r2):
-        hist = studio.load_detail(services, cid, "alice").history
+        hist = load_detail(store, cid, "alice").history
         assert [h.round for h in hist] == [0, 1, 2] and all(h.thumb_url for h in hist)
         assert "more bleed" in hist[0].critique
 

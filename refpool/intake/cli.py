@@ -91,8 +91,10 @@ def cmd_photos_inaturalist(args) -> int:
             args.taxon, licences, args.limit, out, api_url=args.api_url or inaturalist.DEFAULT_API
         )
     except OSError as exc:
-        print(f"error: could not reach iNaturalist ({exc}); check the network or --api-url",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"error: could not reach iNaturalist ({exc}); check the network or --api-url",
+            file=sys.stderr,
+        )
         return 2
     for what, why in skipped:
         print(f"skipped   {what}: {why}")

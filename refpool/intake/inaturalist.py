@@ -67,21 +67,22 @@ def search_observations(
     found: list[dict] = []
     page = 1
     while len(found) < limit:
-        params = {
+        per_page = min(PER_PAGE_MAX, max(limit * 2, 10))  # spare for licence re-checks
+        params: dict[str, str | int] = {
             "taxon_name": taxon,
             "quality_grade": "research",
             "photo_license": ",".join(licences),
             "photos": "true",
             "order_by": "votes",
             "order": "desc",
-            "per_page": min(PER_PAGE_MAX, max(limit * 2, 10)),  # spare for licence re-checks
+            "per_page": per_page,
             "page": page,
         }
         url = f"{api_url.rstrip('/')}/v1/observations?{urllib.parse.urlencode(params)}"
         body = json.loads(_get(url, timeout))
         results = body.get("results") or []
         found.extend(results)
-        if not results or page * params["per_page"] >= int(body.get("total_results") or 0):
+        if not results or page * per_page >= int(body.get("total_results") or 0):
             break
         page += 1
     return found
@@ -161,8 +162,18 @@ def _write_manifest(out: Path, entries: list[ManifestEntry]) -> None:
     (out / "manifest.json").write_text(
         json.dumps([asdict(e) for e in entries], indent=2), encoding="utf-8"
     )
-    columns = ["file", "source", "author", "license", "notes", "subject", "photo_id",
-               "observed_on", "place", "attribution"]  # fmt: skip
+    columns = [
+        "file",
+        "source",
+        "author",
+        "license",
+        "notes",
+        "subject",
+        "photo_id",
+        "observed_on",
+        "place",
+        "attribution",
+    ]
     with (out / "photos.csv").open("w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()

@@ -89,7 +89,7 @@ def normalise_image(data: bytes) -> tuple[Image.Image, tuple[int, int]]:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
-            img = Image.open(io.BytesIO(data))
+            img: Image.Image = Image.open(io.BytesIO(data))
             img.draft("RGB", (MAX_SIDE, MAX_SIDE))  # JPEG: decode huge files at reduced scale
             img.load()
     except (UnidentifiedImageError, Image.DecompressionBombError, Image.DecompressionBombWarning):

@@ -1,9 +1,9 @@
 """The foundation under every stage: one data directory, its SQLite schema and its records.
 
-    Store                     the data directory: connections, one transaction helper, blobs
-    refpool.store.migrations  numbered schema migrations
-    refpool.store.photos      Photo load/list
-    refpool.store.candidates  Candidate load/save: the only module that queries `candidates`
+Store                     the data directory: connections, one transaction helper, blobs
+refpool.store.migrations  numbered schema migrations
+refpool.store.photos      Photo load/list
+refpool.store.candidates  Candidate load/save: the only module that queries `candidates`
 """
 
 from refpool.store.db import HOME_ENV, Store, data_home, sha256_bytes

@@ -47,7 +47,9 @@ def from_row(row: sqlite3.Row) -> Candidate:
 def _critique(data: dict[str, Any] | None) -> Critique | None:
     if not data:
         return None
-    known = {k: data[k] for k in ("critic", "scores", "advice", "summary") if k in data}
+    known: dict[str, Any] = {
+        k: data[k] for k in ("critic", "scores", "advice", "summary") if k in data
+    }
     known.setdefault("critic", "critic")
     known.setdefault("scores", {})
     known.setdefault("advice", "")
@@ -84,7 +86,9 @@ def list_candidates(
     round: int | None = None,
 ) -> list[Candidate]:
     """Candidates matching every filter given, in id order."""
-    sql, params = _filtered("SELECT * FROM candidates", accepted, rendered, photo_id, generator, round)
+    sql, params = _filtered(
+        "SELECT * FROM candidates", accepted, rendered, photo_id, generator, round
+    )
     return [from_row(r) for r in store.query(sql, params)]
 
 
@@ -98,7 +102,9 @@ def list_ids(
     round: int | None = None,
 ) -> list[int]:
     """Like `list_candidates`, ids only (the studio's queue is built from these)."""
-    sql, params = _filtered("SELECT id FROM candidates", accepted, rendered, photo_id, generator, round)
+    sql, params = _filtered(
+        "SELECT id FROM candidates", accepted, rendered, photo_id, generator, round
+    )
     return [int(r["id"]) for r in store.query(sql, params)]
 
 
@@ -117,7 +123,9 @@ def generators(store: Store) -> list[str]:
 
 
 def rounds(store: Store) -> list[int]:
-    return [int(r["round"]) for r in store.query("SELECT DISTINCT round FROM candidates ORDER BY round")]
+    return [
+        int(r["round"]) for r in store.query("SELECT DISTINCT round FROM candidates ORDER BY round")
+    ]
 
 
 def chain(store: Store, candidate_id: int, descendants: bool = True) -> list[Candidate]:

@@ -91,7 +91,8 @@ class Store:
         values = [json.dumps(v) if isinstance(v, (dict, list)) else v for v in row.values()]
         with self.write_lock:
             cur = self.db.execute(f"INSERT INTO {table} ({cols}) VALUES ({marks})", values)
-        return int(cur.lastrowid)
+        assert cur.lastrowid is not None  # an INSERT always sets it
+        return cur.lastrowid
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

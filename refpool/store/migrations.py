@@ -5,8 +5,11 @@ Never edit a migration that has shipped: add a new one at the end of MIGRATIONS.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
+
+from refpool.seeds import derive_seed
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -173,7 +176,7 @@ def m004_pool(db: sqlite3.Connection) -> None:
         CREATE TABLE pool_drafts (
             id INTEGER PRIMARY KEY,
             params TEXT NOT NULL,            -- JSON: target, caps, love fraction, threshold
-            draft TEXT NOT NULL,             -- JSON pool.selection.Draft
+            draft TEXT NOT NULL,             -- JSON pool.selection.PoolDraft
             created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
         );
         ALTER TABLE pool_versions ADD COLUMN params TEXT NOT NULL DEFAULT '{}';
@@ -203,6 +206,33 @@ def m005_generation_finish_reason(db: sqlite3.Connection) -> None:
     )
 
 
+_OLD_JOB_KEY = re.compile(r"^photo([0-9a-f]{16})/(.+)/slot(\d+)/seed(\d+)/(round\d+.*)$")
+
+
+def m006_job_keys_from_derive_seed(db: sqlite3.Connection) -> None:
+    """Generation: chain seeds now come from `derive_seed(base, photo sha256, slot)`, and a job
+    key names its chain seed. Rewrite the keys of rounds (and their paid model calls) written
+    under the old arithmetic seed, so a rerun of an old batch still resumes instead of paying
+    for its model calls again. The rows keep the seed they were rendered with."""
+    photos = {row[0][:16]: (row[1], row[0]) for row in db.execute("SELECT sha256, id FROM photos")}
+    inverse = pow(1_000_003, -1, 2**31)  # the old formula: (base * 1_000_003 + ...) % 2**31
+    for table in ("candidates", "model_calls"):
+        rows = db.execute(f"SELECT id, job_key FROM {table} WHERE job_key LIKE 'photo%'")
+        for row_id, key in rows.fetchall():
+            match = _OLD_JOB_KEY.match(key)
+            if not match or match.group(1) not in photos:
+                continue
+            photo_id, sha = photos[match.group(1)]
+            slot, old = int(match.group(3)), int(match.group(4))
+            base = ((old - photo_id * 7919 - slot * 104_729) * inverse) % 2**31
+            new = derive_seed(base, sha, slot)
+            head = f"photo{match.group(1)}/{match.group(2)}/slot{slot}"
+            db.execute(
+                f"UPDATE {table} SET job_key = ? WHERE id = ?",
+                (f"{head}/seed{new}/{match.group(5)}", row_id),
+            )
+
+
 def _run_script(db: sqlite3.Connection, sql: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction.
     for statement in sql.split(";\n"):
@@ -217,6 +247,7 @@ MIGRATIONS: list[Migration] = [
     m003_curation_sessions,
     m004_pool,
     m005_generation_finish_reason,
+    m006_job_keys_from_derive_seed,
 ]
 
 

@@ -1,0 +1,139 @@
+"""The big view of one candidate: render, source photo, program, ratings and its rounds.
+
+Built from the `Candidate` and `Photo` records. Blind mode is applied here, so a `Detail`
+never carries what the curator may not see.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from curation.files import file_url, thumbnail_url
+from curation.ratings import latest_rating, others_ratings
+from refpool.contracts import Candidate, Critique, Photo, Violation
+from refpool.store import Store, candidates
+from refpool.store.photos import get_photos, photo_file
+
+
+@dataclass
+class Stage:
+    """One round in a candidate's refinement chain."""
+
+    id: int
+    round: int
+    accepted: bool
+    thumb_url: str | None
+    critique: str
+
+
+@dataclass
+class Detail:
+    """Everything the big view shows about one candidate (already blinded if needed)."""
+
+    id: int
+    png_url: str | None
+    png_problem: str | None  # why there is no image to show, and what to do
+    photo_url: str | None
+    photo: Photo | None
+    photo_problem: str | None  # why there is no photo to show
+    program: str | None
+    accepted: bool
+    violations: list[Violation]
+    coverage: float | None
+    generator: str | None  # None in blind mode
+    round: int
+    seed: int
+    my_tier: str | None
+    my_note: str
+    seen: int  # id of my live rating row when shown (0: none); detects other tabs
+    others: dict[str, dict]  # {} in blind mode
+    history: list[Stage]
+
+
+def load_detail(
+    store: Store, candidate_id: int, curator: str, blind: bool = False
+) -> Detail | None:
+    """The big view of one candidate, or None if it no longer exists."""
+    candidate = candidates.get(store, candidate_id)
+    if candidate is None:
+        return None
+    png_url, png_problem = _render(store, candidate)
+    photo, photo_url, photo_problem = _photo(store, candidate.photo_id)
+    mine = latest_rating(store, candidate_id, curator)
+    return Detail(
+        id=candidate_id,
+        png_url=png_url,
+        png_problem=png_problem,
+        photo_url=photo_url,
+        photo=photo,
+        photo_problem=photo_problem,
+        program=_program(store, candidate.program_sha),
+        accepted=candidate.accepted,
+        violations=candidate.violations,
+        coverage=candidate.coverage,
+        generator=None if blind else candidate.generator,
+        round=candidate.round,
+        seed=candidate.seed,
+        my_tier=mine["tier"] if mine else None,
+        my_note=mine["note"] if mine else "",
+        seen=mine["id"] if mine else 0,
+        others={} if blind else others_ratings(store, candidate_id, curator),
+        history=history(store, candidate_id),
+    )
+
+
+def history(store: Store, candidate_id: int) -> list[Stage]:
+    """The refinement chain through a candidate: ancestors, itself, first revisions."""
+    return [
+        Stage(
+            id=c.id,
+            round=c.round,
+            accepted=c.accepted,
+            thumb_url=thumbnail_url(store, c.png_sha),
+            critique=critique_text(c.critique),
+        )
+        for c in candidates.chain(store, candidate_id)
+    ]
+
+
+def critique_text(critique: Critique | None) -> str:
+    """One line for the history strip: "critic (fidelity 6, ...) · summary · advice"."""
+    if critique is None:
+        return ""
+    scores = ", ".join(f"{k} {v:g}" for k, v in (critique.scores or {}).items())
+    head = critique.critic + (f" ({scores})" if scores else "")
+    rest = [text for text in (critique.summary, critique.advice) if text]
+    return head + (" · " + " · ".join(rest) if rest else "")
+
+
+def _render(store: Store, candidate: Candidate) -> tuple[str | None, str | None]:
+    """(URL of the render, None) or (None, why there is none and what to do)."""
+    if not candidate.png_sha:
+        return None, f"candidate {candidate.id} has no render (the program failed the gate)"
+    path = store.png_path(candidate.png_sha)
+    if not path.exists():
+        return None, (
+            f"the render's PNG is missing on disk ({path}); restore the data directory"
+            " or re-render this candidate. You can still rate or skip it."
+        )
+    return file_url(path), None
+
+
+def _photo(store: Store, photo_id: int) -> tuple[Photo | None, str | None, str | None]:
+    """(the photo, its URL, why it cannot be shown)."""
+    photo = get_photos(store, [photo_id]).get(photo_id)
+    if photo is None:
+        return None, None, f"photo {photo_id} is not in the library"
+    path = photo_file(store, photo).resolve()
+    if not path.exists():
+        return photo, None, f"photo file missing on disk ({photo.path})"
+    return photo, file_url(path), None
+
+
+def _program(store: Store, program_sha: str | None) -> str | None:
+    if not program_sha:
+        return None
+    try:
+        return store.program_source(program_sha)
+    except OSError:  # a lost program file: the view says "program not available"
+        return None

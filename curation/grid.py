@@ -1,0 +1,88 @@
+"""Grid triage: a page of thumbnails of the curator's queue, rated several at a time.
+
+A batch of grid ratings shares one `source`, so one undo reverts the whole batch.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from curation import queue as q
+from curation.files import thumbnail_url
+from curation.ratings import my_latest, record_rating
+from curation.studio import Services, current_queue
+from refpool.store import candidates
+
+
+@dataclass
+class Tile:
+    id: int
+    thumb_url: str | None
+    my_tier: str | None
+    generator: str | None  # None in blind mode
+    round: int
+
+
+@dataclass
+class Grid:
+    tiles: list[Tile]
+    page: int
+    pages: int
+    message: str = ""
+    level: str = "info"
+    progress: q.Progress | None = None
+
+
+def show(
+    services: Services, curator: str, page: int = 1, message: str = "", level: str = "info"
+) -> Grid:
+    """One page of the curator's queue as thumbnails (the page is clamped to what exists)."""
+    store, size = services.store, services.settings.grid_page_size
+    ids = current_queue(services, curator)
+    pages = max(1, -(-len(ids) // size))
+    page = max(1, min(pages, int(page or 1)))
+    mine = my_latest(store, curator)
+    on_page = candidates.get_many(store, ids[(page - 1) * size : page * size])
+    tiles = [
+        Tile(
+            id=c.id,
+            thumb_url=thumbnail_url(store, c.png_sha),
+            my_tier=mine.get(c.id),
+            generator=None if services.settings.blind else c.generator,
+            round=c.round,
+        )
+        for c in on_page.values()
+    ]
+    if not ids and not message:
+        message, level = "No candidates to show (empty store or filters match nothing).", "warn"
+    progress = q.progress(store, curator, ids, services.settings.target)
+    return Grid(tiles, page, pages, message, level, progress)
+
+
+def rate(services: Services, curator: str, ids: list[int], tier: str, page: int = 1) -> Grid:
+    """Rate several candidates in one action; one undo reverts the whole batch."""
+    if not ids:
+        return show(services, curator, page, "Select some thumbnails first (click them).", "warn")
+    batch = f"grid:{uuid.uuid4().hex[:12]}"
+    done, gone = 0, []
+    for cid in ids:
+        try:
+            record_rating(services.store, cid, curator, tier, source=batch)
+            done += 1
+        except LookupError:
+            gone.append(cid)
+    msg = f"Saved {tier} for {done} candidates."
+    if gone:
+        msg += f" {len(gone)} no longer exist and were left out: {gone[:10]}."
+    return show(services, curator, page, msg, "warn" if gone else "ok")
+
+
+def parse_ids(text: str) -> list[int]:
+    """ "1, 2 3" -> [1, 2, 3]; raises ValueError naming the bad token."""
+    out = []
+    for token in str(text or "").replace(",", " ").split():
+        if not token.isdigit():
+            raise ValueError(f"not a candidate id: {token!r}")
+        out.append(int(token))
+    return out

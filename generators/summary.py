@@ -1,0 +1,116 @@
+"""What a batch made, as the CLI shows it: the per-model summary and the candidates list."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from generators.jobs import TRANSIENT, Job
+from refpool.contracts import Candidate
+from refpool.store import Store, candidates
+from refpool.store.photos import get_photos
+
+
+def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
+    """Per generator: candidates, accepted, rejected, infra_errors, pass rate per round, ..."""
+    keys = {job.key(r): job.generator for job in jobs for r in range(rounds)}
+    made = candidates.by_job_keys(store, keys)
+    calls = _model_calls(store, [*keys, *(key + "/critic" for key in keys)])
+    models: dict[str, dict[str, Any]] = {}
+    for name in dict.fromkeys(job.generator for job in jobs):
+        mine = [c for c in made if keys[c.job_key] == name]
+        done = [c for c in mine if c.outcome not in TRANSIENT]
+        coder_calls = [
+            call
+            for call in calls
+            if call["purpose"] == "coder" and keys.get(call["job_key"]) == name
+        ]
+        failures = Counter(c.outcome for c in mine if c.outcome != "ok")
+        failures["gate"] = sum(1 for c in mine if c.outcome == "ok" and not c.accepted)
+        by_round: dict[int, list[bool]] = defaultdict(list)
+        for c in done:
+            by_round[c.round].append(c.accepted)
+        accepted = [c for c in done if c.accepted]  # a critic_error round is not finished
+        models[name] = {
+            "candidates": len(mine),
+            "accepted": len(accepted),
+            "rejected": len(done) - len(accepted),
+            "infra_errors": sum(1 for c in mine if c.outcome == "infra_error"),
+            "transport_errors": sum(1 for c in mine if c.outcome in ("http_error", "timeout")),
+            "pending": sum(1 for g in keys.values() if g == name) - len(done),
+            "calls": len(coder_calls),
+            "prompt_tokens": sum(call["prompt_tokens"] or 0 for call in coder_calls),
+            "completion_tokens": sum(call["completion_tokens"] or 0 for call in coder_calls),
+            "pass_rate_by_round": {
+                str(k): round(sum(v) / len(v), 3) for k, v in sorted(by_round.items())
+            },
+            "mean_coverage": _mean_coverage(accepted),
+            "failures": {k: v for k, v in sorted(failures.items()) if v},
+        }
+    return {"models": models, "photos": len({j.photo.id for j in jobs}), "rounds": rounds}
+
+
+def _mean_coverage(accepted: list[Candidate]) -> float | None:
+    if not accepted:
+        return None
+    return round(sum(c.coverage or 0.0 for c in accepted) / len(accepted), 4)
+
+
+def _model_calls(store: Store, keys: list[str]) -> list[Any]:
+    """The recorded model calls made under these job keys."""
+    out: list[Any] = []
+    for i in range(0, len(keys), 500):  # SQLite's default limit on bound parameters is 999
+        chunk = keys[i : i + 500]
+        marks = ",".join("?" for _ in chunk)
+        out += store.query(f"SELECT * FROM model_calls WHERE job_key IN ({marks})", tuple(chunk))
+    return out
+
+
+def format_summary(summary: dict[str, Any]) -> str:
+    """The per-model table the CLI prints."""
+    head = (
+        f"{'model':<22}{'cands':>6}{'ok':>5}{'rej':>5}{'infra':>6}{'calls':>6}{'tokens':>9}"
+        f"  {'pass by round':<18}{'cov':>6}  failures"
+    )
+    lines = [head, "-" * len(head)]
+    for name, m in summary["models"].items():
+        passes = " ".join(f"{v:.0%}" for v in m["pass_rate_by_round"].values()) or "-"
+        cov = f"{m['mean_coverage']:.2f}" if m["mean_coverage"] is not None else "-"
+        tokens = m["prompt_tokens"] + m["completion_tokens"]
+        fails = ", ".join(f"{k} {v}" for k, v in m["failures"].items()) or "-"
+        lines.append(
+            f"{name:<22}{m['candidates']:>6}{m['accepted']:>5}{m['rejected']:>5}"
+            f"{m['infra_errors']:>6}{m['calls']:>6}{tokens:>9}  {passes:<18}{cov:>6}  {fails}"
+        )
+    total = sum(m["candidates"] for m in summary["models"].values())
+    ok = sum(m["accepted"] for m in summary["models"].values())
+    lines.append(
+        f"{total} candidates ({summary.get('new', 0)} new this run), {ok} accepted,"
+        f" {summary['photos']} photo(s), {summary['rounds']} round(s), {summary.get('wall_s', 0)} s"
+    )
+    return "\n".join(lines)
+
+
+def list_candidates(store: Store) -> list[dict[str, Any]]:
+    """Every candidate: id, photo, model, round, accepted, coverage, png path (or None).
+
+    The dicts are the JSON of `refpool candidates list --json`: keep their keys stable.
+    """
+    made = candidates.list_candidates(store)
+    photos = get_photos(store, {c.photo_id for c in made})
+    return [
+        {
+            "id": c.id,
+            "photo": photos[c.photo_id].file_name,
+            "photo_id": c.photo_id,
+            "model": c.generator,
+            "round": c.round,
+            "accepted": c.accepted,
+            "coverage": c.coverage,
+            "png": str(store.png_path(c.png_sha)) if c.png_sha else None,
+            "outcome": c.outcome,
+            "parent_id": c.parent_id,
+        }
+        for c in made
+        if c.photo_id in photos  # as the join on photos did: a candidate needs its photo
+    ]
