@@ -74,9 +74,9 @@ def load_detail(
         generator=None if blind else candidate.generator,
         round=candidate.round,
         seed=candidate.seed,
-        my_tier=mine["tier"] if mine else None,
-        my_note=mine["note"] if mine else "",
-        seen=mine["id"] if mine else 0,
+        my_tier=mine.tier if mine else None,
+        my_note=mine.note if mine else "",
+        seen=(mine.id or 0) if mine else 0,
         others={} if blind else others_ratings(store, candidate_id, curator),
         history=history(store, candidate_id),
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from refpool.contracts import TIERS
+from refpool.contracts import TIERS, Rating
 from refpool.store import Store, candidates
 
 RATABLE = (*TIERS, "skip")
@@ -84,14 +84,19 @@ def my_latest(store: Store, curator: str) -> dict[int, str]:
     return {row["candidate_id"]: row["tier"] for row in rows}
 
 
-def latest_rating(store: Store, candidate_id: int, curator: str) -> dict | None:
-    """This curator's live rating row for one candidate (id, tier, note, created_at) or None."""
+def latest_rating(store: Store, candidate_id: int, curator: str) -> Rating | None:
+    """This curator's live rating of one candidate, or None."""
     rows = store.query(
         "SELECT id, tier, note, created_at, source FROM ratings"
         " WHERE candidate_id = ? AND curator = ? AND undone = 0 ORDER BY id DESC LIMIT 1",
         (candidate_id, curator),
     )
-    return dict(rows[0]) if rows else None
+    if not rows:
+        return None
+    row = rows[0]
+    return Rating(
+        candidate_id, curator, row["tier"], row["note"], row["source"], row["id"], row["created_at"]
+    )
 
 
 def others_ratings(store: Store, candidate_id: int, curator: str) -> dict[str, dict]:
@@ -142,4 +147,4 @@ def set_note(store: Store, candidate_id: int, curator: str, note: str) -> int | 
     current = latest_rating(store, candidate_id, curator)
     if current is None:
         return None
-    return record_rating(store, candidate_id, curator, current["tier"], note, source="note")
+    return record_rating(store, candidate_id, curator, current.tier, note, source="note")

@@ -203,9 +203,9 @@ def rate(
     except ValueError as exc:
         return screen(services, curator, candidate_id, str(exc), "error")
     msg, level = f"Saved {tier} for #{candidate_id}.", "ok"
-    if seen is not None and before is not None and before["id"] != seen:
+    if seen is not None and before is not None and before.id != seen:
         msg = (
-            f"Saved {tier} for #{candidate_id}. It had already been rated {before['tier']} in"
+            f"Saved {tier} for #{candidate_id}. It had already been rated {before.tier} in"
             " another tab or window; your new rating replaces it (z undoes)."
         )
         level = "warn"

@@ -13,7 +13,6 @@ import json
 import os
 import random
 import re
-import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,7 +22,7 @@ from string import Template
 from typing import Any
 
 from refpool.contracts import ModelCall
-from refpool.store import Store, sha256_bytes
+from refpool.store import Store, model_calls, sha256_bytes
 
 MODELS_ENV = "REFPOOL_MODELS"
 REFUSAL = re.compile(
@@ -297,10 +296,11 @@ def _record(
         latency_ms=result.latency_ms,
         cost_usd=cfg.cost(result.prompt_tokens, result.completion_tokens),
         error=result.error,
+        job_key=job_key,
+        finish_reason=result.finish_reason,
+        refusal=result.refusal,
     )
-    # one insert: a reply recorded without its job key or finish reason could not be reused as paid
-    extra = {"job_key": job_key, "finish_reason": result.finish_reason, "refusal": result.refusal}
-    return store.insert("model_calls", call.to_dict() | extra)
+    return model_calls.save(store, call)
 
 
 # -- replies already paid for -------------------------------------------------------------------
@@ -308,29 +308,25 @@ def paid_reply(store: Store, key: str, purpose: str = "coder") -> tuple[int, Cha
     """(call id, reply) of the latest reply already paid for under this job key, as `chat`
     returned it, or None. A run killed after the model answered reuses it instead of paying twice.
     """
-    rows = store.query(
-        "SELECT * FROM model_calls WHERE job_key = ? AND purpose = ? AND outcome = 'ok'"
-        " ORDER BY id DESC LIMIT 1",
-        (key, purpose),
-    )
-    return (rows[0]["id"], _stored_result(rows[0])) if rows else None
+    call = model_calls.latest_paid(store, key, purpose)
+    return (call.id, _stored_result(call)) if call is not None and call.id is not None else None
 
 
 def recorded_reply(store: Store, call_id: int) -> ChatResult | None:
     """A recorded call read back as `chat` returned it (None if there is no such call)."""
-    rows = store.query("SELECT * FROM model_calls WHERE id = ?", (call_id,))
-    return _stored_result(rows[0]) if rows else None
+    call = model_calls.get(store, call_id)
+    return _stored_result(call) if call is not None else None
 
 
-def _stored_result(row: sqlite3.Row) -> ChatResult:
+def _stored_result(call: ModelCall) -> ChatResult:
     return ChatResult(
-        outcome=row["outcome"],
-        content=row["response"] or "",
-        reasoning=row["reasoning"] or "",
-        finish_reason=row["finish_reason"],
-        refusal=row["refusal"],
-        call_id=row["id"],
-        error=row["error"],
+        outcome=call.outcome,
+        content=call.response or "",
+        reasoning=call.reasoning or "",
+        finish_reason=call.finish_reason,
+        refusal=call.refusal,
+        call_id=call.id,
+        error=call.error,
     )
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from generators.jobs import TRANSIENT, Job
 from refpool.contracts import Candidate
-from refpool.store import Store, candidates
+from refpool.store import Store, candidates, model_calls
 from refpool.store.photos import get_photos
 
 
@@ -15,7 +15,7 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
     """Per generator: candidates, accepted, rejected, infra_errors, pass rate per round, ..."""
     keys = {job.key(r): job.generator for job in jobs for r in range(rounds)}
     made = candidates.by_job_keys(store, keys)
-    calls = _model_calls(store, [*keys, *(key + "/critic" for key in keys)])
+    calls = model_calls.by_job_keys(store, [*keys, *(key + "/critic" for key in keys)])
     models: dict[str, dict[str, Any]] = {}
     for name in dict.fromkeys(job.generator for job in jobs):
         mine = [c for c in made if keys[c.job_key] == name]
@@ -23,7 +23,7 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
         coder_calls = [
             call
             for call in calls
-            if call["purpose"] == "coder" and keys.get(call["job_key"]) == name
+            if call.purpose == "coder" and keys.get(call.job_key or "") == name
         ]
         failures = Counter(c.outcome for c in mine if c.outcome != "ok")
         failures["gate"] = sum(1 for c in mine if c.outcome == "ok" and not c.accepted)
@@ -39,8 +39,8 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
             "transport_errors": sum(1 for c in mine if c.outcome in ("http_error", "timeout")),
             "pending": sum(1 for g in keys.values() if g == name) - len(done),
             "calls": len(coder_calls),
-            "prompt_tokens": sum(call["prompt_tokens"] or 0 for call in coder_calls),
-            "completion_tokens": sum(call["completion_tokens"] or 0 for call in coder_calls),
+            "prompt_tokens": sum(call.prompt_tokens or 0 for call in coder_calls),
+            "completion_tokens": sum(call.completion_tokens or 0 for call in coder_calls),
             "pass_rate_by_round": {
                 str(k): round(sum(v) / len(v), 3) for k, v in sorted(by_round.items())
             },
@@ -54,16 +54,6 @@ def _mean_coverage(accepted: list[Candidate]) -> float | None:
     if not accepted:
         return None
     return round(sum(c.coverage or 0.0 for c in accepted) / len(accepted), 4)
-
-
-def _model_calls(store: Store, keys: list[str]) -> list[Any]:
-    """The recorded model calls made under these job keys."""
-    out: list[Any] = []
-    for i in range(0, len(keys), 500):  # SQLite's default limit on bound parameters is 999
-        chunk = keys[i : i + 500]
-        marks = ",".join("?" for _ in chunk)
-        out += store.query(f"SELECT * FROM model_calls WHERE job_key IN ({marks})", tuple(chunk))
-    return out
 
 
 def format_summary(summary: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from typing import Any, Literal, TypeVar
 
 T = TypeVar("T")
 
-Tier = Literal["love", "okay", "reject"]
+Verdict = Literal["love", "okay", "reject", "skip"]  # skip: seen, no opinion yet
 TIERS: tuple[str, ...] = ("love", "okay", "reject")
 OPEN_LICENCES: tuple[str, ...] = ("CC0", "CC-BY", "CC-BY-SA", "PD")
 
@@ -126,12 +126,6 @@ class Photo(Record):
 
 
 @dataclass(frozen=True, slots=True)
-class Program(Record):
-    sha256: str
-    source: str
-
-
-@dataclass(frozen=True, slots=True)
 class Critique(Record):
     """Structured feedback on a render against its photo. Scores are 0..10."""
 
@@ -143,7 +137,11 @@ class Critique(Record):
 
 @dataclass(frozen=True, slots=True)
 class ModelCall(Record):
-    """Everything about one paid-for request. Never holds a key."""
+    """Everything about one paid-for request. Never holds a key.
+
+    Saved and read back through `refpool.store.model_calls`; `job_key` ties it to the round
+    that paid for it, so a rerun reuses the reply instead of paying again.
+    """
 
     model: str
     base_url: str
@@ -158,6 +156,11 @@ class ModelCall(Record):
     latency_ms: float = 0.0
     cost_usd: float | None = None
     error: str | None = None
+    job_key: str | None = None
+    finish_reason: str | None = None  # as the server sent it: "length" means cut off
+    refusal: str | None = None
+    id: int | None = None  # set once stored
+    created_at: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,10 +199,14 @@ class Candidate(Record):
 
 @dataclass(frozen=True, slots=True)
 class Rating(Record):
+    """One curator's verdict on one candidate: a row of the append-only ratings log."""
+
     candidate_id: int
     curator: str
-    tier: Tier
+    tier: Verdict
     note: str = ""
+    source: str = "studio"  # studio | grid:<batch> | note | import
+    id: int | None = None  # set once stored; the latest live row per curator wins
     created_at: str = ""
 
 

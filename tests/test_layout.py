@@ -165,22 +165,22 @@ def test_the_layering_check_catches_an_upward_import(tmp_path: Path) -> None:
     assert LAYERS[unit_of(names[0]) or ""] > LAYERS["generators"]
 
 
-CANDIDATE_SQL = re.compile(
-    r"(FROM|JOIN|INTO|UPDATE|TABLE)\s+candidates\b|insert\(\s*[\"']candidates[\"']", re.I
-)
+def table_sql(table: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"(FROM|JOIN|INTO|UPDATE|TABLE)\s+{table}\b|insert\(\s*[\"']{table}[\"']", re.I
+    )
 
 
-def test_only_the_candidates_module_queries_candidates() -> None:
-    home = {
-        ROOT / "refpool" / "store" / "candidates.py",
-        ROOT / "refpool" / "store" / "migrations.py",
-    }
+@pytest.mark.parametrize("table", ["candidates", "model_calls"])
+def test_only_the_record_module_queries_its_table(table: str) -> None:
+    store = ROOT / "refpool" / "store"
+    home = {store / f"{table}.py", store / "migrations.py"}
     offenders = []
     for path in source_files():
         if path in home:
             continue
         for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
-            if CANDIDATE_SQL.search(line):
+            if table_sql(table).search(line):
                 offenders.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not offenders, "\n".join(offenders)
 
@@ -203,3 +203,28 @@ def test_no_comment_points_outside_the_repo() -> None:
     marker = "DESIGN" + ".md"  # spelled apart so this file does not match itself
     offenders = [str(p.relative_to(ROOT)) for p in files if marker in p.read_text("utf-8")]
     assert not offenders, offenders
+
+
+def test_the_table_check_catches_raw_sql() -> None:
+    assert table_sql("candidates").search('store.query("SELECT id FROM candidates WHERE x")')
+    assert table_sql("model_calls").search('store.insert("model_calls", row)')
+    assert not table_sql("candidates").search("candidates.list_ids(store, accepted=True)")
+
+
+def test_packaging_ships_every_package_and_its_data() -> None:
+    """The wheel names no generic top-level module but app.py, leaves out no subpackage, and
+    every package-data glob matches a file (a glob matching nothing ships nothing, silently)."""
+    import tomllib
+
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    assert tool["py-modules"] == ["app"]
+    found = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for package in PACKAGES
+        for init in (ROOT / package).rglob("__init__.py")
+    }
+    assert set(tool["packages"]) == found
+    for package, globs in tool["package-data"].items():
+        folder = ROOT / Path(*package.split("."))
+        for pattern in globs:
+            assert list(folder.glob(pattern)), f"{package}: {pattern} matches nothing"

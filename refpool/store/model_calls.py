@@ -1,0 +1,73 @@
+"""Model-call records: the one module that reads and writes the `model_calls` table.
+
+Every request to a model is saved before its reply is used, so paid-for work survives a crash
+and a rerun finds it by job key.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+
+from refpool.contracts import ModelCall
+from refpool.store.db import Store
+
+_CHUNK = 500  # SQLite's default limit on bound parameters is 999
+
+
+def from_row(row: sqlite3.Row) -> ModelCall:
+    return ModelCall(
+        id=row["id"],
+        model=row["model"],
+        base_url=row["base_url"],
+        purpose=row["purpose"],
+        messages=json.loads(row["messages"]),
+        params=json.loads(row["params"]),
+        outcome=row["outcome"],
+        response=row["response"],
+        reasoning=row["reasoning"],
+        prompt_tokens=row["prompt_tokens"],
+        completion_tokens=row["completion_tokens"],
+        latency_ms=row["latency_ms"],
+        cost_usd=row["cost_usd"],
+        error=row["error"],
+        job_key=row["job_key"],
+        finish_reason=row["finish_reason"],
+        refusal=row["refusal"],
+        created_at=row["created_at"],
+    )
+
+
+def save(store: Store, call: ModelCall) -> int:
+    """Record a call in one insert (a reply saved without its job key could not be reused)."""
+    row = call.to_dict()
+    del row["id"], row["created_at"]  # the database assigns both
+    return store.insert("model_calls", row)
+
+
+def get(store: Store, call_id: int) -> ModelCall | None:
+    rows = store.query("SELECT * FROM model_calls WHERE id = ?", (call_id,))
+    return from_row(rows[0]) if rows else None
+
+
+def latest_paid(store: Store, job_key: str, purpose: str) -> ModelCall | None:
+    """The latest successful reply already paid for under this job key, if any."""
+    rows = store.query(
+        "SELECT * FROM model_calls WHERE job_key = ? AND purpose = ? AND outcome = 'ok'"
+        " ORDER BY id DESC LIMIT 1",
+        (job_key, purpose),
+    )
+    return from_row(rows[0]) if rows else None
+
+
+def by_job_keys(store: Store, keys: Iterable[str]) -> list[ModelCall]:
+    """Every call made under these job keys, oldest first."""
+    wanted = list(keys)
+    out: list[ModelCall] = []
+    for i in range(0, len(wanted), _CHUNK):
+        chunk = wanted[i : i + _CHUNK]
+        marks = ",".join("?" for _ in chunk)
+        sql = f"SELECT * FROM model_calls WHERE job_key IN ({marks}) ORDER BY id"
+        out += [from_row(r) for r in store.query(sql, tuple(chunk))]
+    return out
