@@ -156,14 +156,9 @@ def load_features(
     """
     wanted = sorted(set(png_shas))
     found: dict[str, ImageFeatures] = {}
-    for i in range(0, len(wanted), 500):
-        chunk = wanted[i : i + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in store.query(
-            f"SELECT * FROM image_features WHERE version = ? AND png_sha IN ({marks})",
-            (FEATURE_VERSION, *chunk),
-        ):
-            found[row["png_sha"]] = _from_row(row)
+    sql = "SELECT * FROM image_features WHERE version = ? AND png_sha IN ({marks})"
+    for row in store.query_in(sql, wanted, (FEATURE_VERSION,)):
+        found[row["png_sha"]] = _from_row(row)
     missing = [s for s in wanted if s not in found]
     if not missing:
         return found

@@ -90,3 +90,11 @@ def test_derive_seed_is_stable_distinct_and_in_range() -> None:
     assert len(seeds) == 60  # no collisions where the old arithmetic formulas had some
     assert derive_seed(1, 2) != derive_seed(2, 1) and derive_seed(12) != derive_seed(1, 2)
     assert all(0 <= s < 2**31 for s in seeds)
+
+
+def test_lookups_by_many_ids_cross_sqlites_parameter_limit(store) -> None:
+    photo = add_photo(store)
+    made = [add_candidate(store, photo, hue=i / 10, seed=i) for i in range(3)]
+    asked = [*range(5000, 6200), *made]  # > 999 parameters: chunked, nothing lost
+    assert list(candidates.get_many(store, asked)) == made
+    assert list(get_photos(store, [*range(2000, 3100), photo])) == [photo]

@@ -15,7 +15,6 @@ from refpool.contracts import Candidate, Critique, Violation
 from refpool.store.db import Store
 
 CHAIN_LIMIT = 10  # a refinement chain is 3 rounds; this only bounds a corrupt, cyclic one
-_CHUNK = 500  # SQLite's default limit on bound parameters is 999
 
 
 def from_row(row: sqlite3.Row) -> Candidate:
@@ -199,10 +198,5 @@ def _filtered(
 
 
 def _where_in(store: Store, column: str, values: list[Any]) -> list[Candidate]:
-    out: list[Candidate] = []
-    for i in range(0, len(values), _CHUNK):
-        chunk = values[i : i + _CHUNK]
-        marks = ",".join("?" for _ in chunk)
-        sql = f"SELECT * FROM candidates WHERE {column} IN ({marks}) ORDER BY id"
-        out += [from_row(r) for r in store.query(sql, tuple(chunk))]
-    return out
+    sql = f"SELECT * FROM candidates WHERE {column} IN ({{marks}}) ORDER BY id"
+    return sorted((from_row(r) for r in store.query_in(sql, values)), key=lambda c: c.id)

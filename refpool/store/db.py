@@ -16,7 +16,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from refpool.contracts import Render
 from refpool.store import migrations
 
 HOME_ENV = "REFPOOL_HOME"
+IN_CHUNK = 500  # values per IN list: SQLite binds at most 999 parameters by default
 
 
 def data_home() -> Path:
@@ -67,6 +68,18 @@ class Store:
 
     def query(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
         return self.db.execute(sql, params).fetchall()
+
+    def query_in(
+        self, sql: str, values: Sequence[Any], params: tuple[Any, ...] = ()
+    ) -> list[sqlite3.Row]:
+        """Run `sql`, whose `{marks}` stands for an IN list of `values`, in chunks that stay
+        under SQLite's limit on bound parameters (999 by default). `params` come first."""
+        rows: list[sqlite3.Row] = []
+        for i in range(0, len(values), IN_CHUNK):
+            chunk = tuple(values[i : i + IN_CHUNK])
+            marks = ",".join("?" for _ in chunk)
+            rows += self.db.execute(sql.format(marks=marks), (*params, *chunk)).fetchall()
+        return rows
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:

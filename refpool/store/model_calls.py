@@ -13,8 +13,6 @@ from collections.abc import Iterable
 from refpool.contracts import ModelCall
 from refpool.store.db import Store
 
-_CHUNK = 500  # SQLite's default limit on bound parameters is 999
-
 
 def from_row(row: sqlite3.Row) -> ModelCall:
     return ModelCall(
@@ -63,11 +61,6 @@ def latest_paid(store: Store, job_key: str, purpose: str) -> ModelCall | None:
 
 def by_job_keys(store: Store, keys: Iterable[str]) -> list[ModelCall]:
     """Every call made under these job keys, oldest first."""
-    wanted = list(keys)
-    out: list[ModelCall] = []
-    for i in range(0, len(wanted), _CHUNK):
-        chunk = wanted[i : i + _CHUNK]
-        marks = ",".join("?" for _ in chunk)
-        sql = f"SELECT * FROM model_calls WHERE job_key IN ({marks}) ORDER BY id"
-        out += [from_row(r) for r in store.query(sql, tuple(chunk))]
-    return out
+    sql = "SELECT * FROM model_calls WHERE job_key IN ({marks})"
+    rows = store.query_in(sql, list(keys))
+    return sorted((from_row(r) for r in rows), key=lambda call: call.id or 0)

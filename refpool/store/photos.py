@@ -41,14 +41,8 @@ def get_photo(store: Store, photo_id: int) -> Photo:
 
 def get_photos(store: Store, photo_ids: set[int] | list[int]) -> dict[int, Photo]:
     """photo id -> Photo for the ids that exist."""
-    wanted = sorted({int(i) for i in photo_ids})
-    out: dict[int, Photo] = {}
-    for i in range(0, len(wanted), 500):
-        chunk = wanted[i : i + 500]
-        marks = ",".join("?" for _ in chunk)
-        for row in store.query(f"SELECT * FROM photos WHERE id IN ({marks})", tuple(chunk)):
-            out[int(row["id"])] = photo_from_row(row)
-    return out
+    rows = store.query_in("SELECT * FROM photos WHERE id IN ({marks})", sorted(set(photo_ids)))
+    return {int(row["id"]): photo_from_row(row) for row in sorted(rows, key=lambda r: r["id"])}
 
 
 def photo_file(store: Store, photo: Photo) -> Path:
