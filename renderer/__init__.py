@@ -11,7 +11,8 @@ with SyncRenderer() as r:                         # blocking convenience
 """
 
 from renderer.engine import RenderConfig, Renderer, SyncRenderer
-from renderer.gate import extract_program, measure_coverage, static_check
+from renderer.extract import extract_program
+from renderer.gate import measure_coverage, static_check
 
 __all__ = [
     "RenderConfig",

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from refpool.contracts import Render
 from renderer.engine import Renderer
-from renderer.gate import extract_program
+from renderer.extract import extract_program
 
 
 class UnreadableFile(ValueError):
