@@ -1,6 +1,7 @@
 """The refpool curation studio: `python app.py` opens it on the data directory.
 
     python app.py [--host 127.0.0.1] [--port 7860] [--auth] [--blind] [--curator NAME]
+                  [--ssl-certfile cert.pem --ssl-keyfile key.pem]
 
 `build_app(services) -> gr.Blocks` composes the rating studio (curation/) with the Pool tab
 (pool/); `launch` decides whether login is needed and starts it. Data comes from
@@ -11,13 +12,17 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import sys
 import time
-from typing import Any
+from typing import Any, cast
 
 import gradio as gr
+from starlette.middleware import Middleware
 
 from curation.cli import studio_arguments
-from curation.curators import authenticate, list_curators
+from curation.curators import list_curators
+from curation.exposure import CLIENT_ADDRESS, ExposureMiddleware
+from curation.login import LoginGuard, make_auth
 from curation.studio import Services, Settings
 from curation.ui import STATIC, build_studio
 from pool.studio_tab import add_pool_tab
@@ -52,11 +57,17 @@ def launch(
     require_auth: bool = False,
     prevent_thread_lock: bool = False,
     quiet: bool = False,
+    ssl_certfile: str | None = None,
+    ssl_keyfile: str | None = None,
+    guard: LoginGuard | None = None,
 ) -> tuple[gr.Blocks, str]:
     """Launch the studio; login is required when `require_auth` or the host is not loopback.
 
-    Returns (demo, url).
+    TLS when both `ssl_certfile` and `ssl_keyfile` are given; `guard` holds the login backoff
+    (a fresh one by default). Returns (demo, url).
     """
+    if bool(ssl_certfile) != bool(ssl_keyfile):
+        raise SystemExit("TLS needs both --ssl-certfile and --ssl-keyfile (PEM files)")
     exposed = require_auth or not is_loopback(host)
     if exposed:
         if not any(c["has_password"] for c in list_curators(services.store)):
@@ -65,19 +76,44 @@ def launch(
                 " password: add one with `refpool curators add NAME --password-env VAR`"
             )
         services.settings.auth = True
+        if not ssl_certfile and not is_loopback(host):
+            print(plain_http_warning(host), file=sys.stderr, flush=True)
+    guard = guard or LoginGuard()
+    reports = services.store.home / "reports"
     demo = build_app(services)
     _, url, _ = demo.launch(
         server_name=host,
         server_port=port,
-        auth=(lambda u, p: authenticate(services.store, u, p)) if exposed else None,
+        # an async auth callable is awaited by Gradio's login route (its type hint says sync)
+        auth=cast(Any, make_auth(services.store, guard, CLIENT_ADDRESS.get)) if exposed else None,
         auth_message="Log in with your refpool curator account." if exposed else None,
         prevent_thread_lock=prevent_thread_lock,
         quiet=quiet,
         js=(STATIC / "studio.js").read_text("utf-8"),
         css=(STATIC / "studio.css").read_text("utf-8"),
         footer_links=["api"],
+        ssl_certfile=ssl_certfile,
+        ssl_keyfile=ssl_keyfile,
+        # only Gradio's start-up request to itself on this machine: the certificate names
+        # the public host (or is self-signed), not the address that request uses
+        ssl_verify=False,
+        # a blind studio never serves reports (one built without blinding names models)
+        blocked_paths=[str(reports.resolve())] if services.settings.blind else None,
+        app_kwargs={
+            "middleware": [
+                Middleware(ExposureMiddleware, reports=reports, blind=services.settings.blind)
+            ]
+        },
     )
     return demo, url
+
+
+def plain_http_warning(host: str) -> str:
+    return (
+        f"WARNING: the studio is exposed on {host} over plain HTTP: passwords and session"
+        " cookies cross the network in clear. Pass --ssl-certfile and --ssl-keyfile, or put"
+        " it behind a TLS reverse proxy and listen on 127.0.0.1 (see the README)."
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -89,6 +125,8 @@ def main(args: argparse.Namespace) -> int:
         port=args.port,
         require_auth=args.auth,
         quiet=True,
+        ssl_certfile=args.ssl_certfile,
+        ssl_keyfile=args.ssl_keyfile,
         prevent_thread_lock=True,
     )
     print(f"studio running at {url}  (Ctrl+C to stop)", flush=True)

@@ -30,9 +30,20 @@ from refpool.intake.photos import import_folder  # noqa: E402
 from refpool.store import Store  # noqa: E402
 from renderer import RenderConfig, Renderer  # noqa: E402
 
+QUEUED_MS: list[float] = []  # per render: time spent waiting for a free slot (last run)
+
 
 async def run(store: Store, slots: int, **kw) -> tuple[dict, float]:
     async with Renderer(RenderConfig(slots=slots)) as renderer:
+        QUEUED_MS.clear()
+        render = renderer.render
+
+        async def counted(*args, **kwargs):  # render_ms is time on a slot; queueing apart
+            result = await render(*args, **kwargs)
+            QUEUED_MS.append(result.queued_ms)
+            return result
+
+        renderer.render = counted  # type: ignore[method-assign]
         started = time.monotonic()
         summary = await generate_async(store, renderer=renderer, progress=True, **kw)
         return summary, time.monotonic() - started
@@ -77,7 +88,8 @@ def main() -> None:
     renders = render_seconds(store)
     print(
         f"\nprocedural: {n} candidates in {wall:.1f} s = {n / wall * 60:.1f} candidates/min"
-        f" ({args.rounds} rounds, {args.slots} render slots; render time {renders:.1f} s in total)"
+        f" ({args.rounds} rounds, {args.slots} render slots; render time {renders:.1f} s in total"
+        f" on the slots, plus {sum(QUEUED_MS) / 1000:.1f} s queued for a slot)"
     )
 
     # 2. a loopback model: first answering instantly (the batch is then render-bound, and its

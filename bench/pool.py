@@ -1,13 +1,21 @@
-"""Benchmark: the diversity report over 1,000 images and the export of 178 (goals: <= 10 s each).
+"""Benchmark: the diversity report over 1,000 images and the export of 178 (goals: <= 10 s each),
+and publishing 178 and 5,000 images to the loopback Hub (wall time, peak RSS).
 
 Builds a throwaway store of synthetic 600x600 watercolour-like PNGs (the renderer's size),
 then times:
   * report, cold: features computed for all 1,000 PNGs (and cached), metrics, HTML + JSON;
   * report, warm: the same with the feature cache filled (the usual case: features are
     computed once per PNG, e.g. by `pool build`);
-  * export of a released 178-image version to the Hub layout.
+  * export of a released 178-image version as a release (images/, sources/, metadata.jsonl);
+  * publish of a release of each --publish size (card without its diversity table, which is
+    the report's cost) to the loopback Hub of tests/ (run in a
+    process of its own, so its memory is not ours), through huggingface_hub's LFS path: the
+    publishing process runs alone, and its peak RSS is reported next to its RSS before
+    publishing (imports and store), so bounded memory shows as a peak that does not grow with
+    the pool. Each image is a distinct file (a painting with a unique PNG text chunk), so LFS
+    cannot deduplicate the uploads.
 
-    .venv/bin/python bench/pool.py [--images 1000] [--pool 178]
+    .venv/bin/python bench/pool.py [--images 1000] [--pool 178] [--publish 178,5000] [--only publish]
 """
 
 from __future__ import annotations
@@ -15,10 +23,17 @@ from __future__ import annotations
 import argparse
 import colorsys
 import io
+import json
+import os
 import random
+import resource
+import struct
+import subprocess
 import sys
 import tempfile
 import time
+import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter
@@ -28,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from curation.ratings import record_rating  # noqa: E402
 from pool.export import export_version  # noqa: E402
 from pool.report import write_report  # noqa: E402
-from pool.selection import build_pool, save_draft  # noqa: E402
+from pool.selection import PoolDraft, build_pool, save_draft  # noqa: E402
 from pool.versions import release  # noqa: E402
 from refpool.store import Store, candidates  # noqa: E402
 
@@ -52,7 +67,9 @@ def painting(seed: int, size: int = 600) -> bytes:
     return buf.getvalue()
 
 
-def make_store(home: Path, n: int) -> tuple[Store, list[int]]:
+def make_store(
+    home: Path, n: int, png: Callable[[int], bytes] | None = None
+) -> tuple[Store, list[int]]:
     store = Store(home)
     photos = [
         store.insert(
@@ -76,7 +93,7 @@ def make_store(home: Path, n: int) -> tuple[Store, list[int]]:
     models = ("procedural", "glm-5.2", "kimi-k3", "qwen3-coder-next")
     ids = []
     for i in range(n):
-        sha = store.put_png(painting(i))
+        sha = store.put_png(png(i) if png else painting(i))
         prog = store.put_program(f"// program {i}\nfunction setup() {{}}\n")
         ids.append(
             candidates.save(
@@ -99,11 +116,98 @@ def make_store(home: Path, n: int) -> tuple[Store, list[int]]:
     return store, ids
 
 
+def unique_png(base: bytes, i: int) -> bytes:
+    """`base` with a tEXt chunk naming i before IEND: a distinct file for the cost of a copy."""
+    data = b"refpool-bench\0" + str(i).encode()
+    crc = zlib.crc32(b"tEXt" + data)
+    return (
+        base[:-12]
+        + struct.pack(">I", len(data))
+        + b"tEXt"
+        + data
+        + struct.pack(">I", crc)
+        + base[-12:]
+    )
+
+
+PROFILE = os.environ.get("BENCH_PROFILE", "").split()  # e.g. "-m cProfile -s cumtime"
+HUB = (
+    "import sys, time; sys.path.insert(0, sys.argv[1]);"
+    "from loopback_hub import LoopbackHub; hub = LoopbackHub().start();"
+    "print(hub.url, flush=True); time.sleep(10**6)"
+)
+
+
+def publish_figure(n: int, tmp: Path) -> str:
+    """Release n images in a fresh store, publish them to a loopback Hub; one line of figures."""
+    bases = [painting(i) for i in range(40)]
+    store, ids = make_store(tmp / f"pub{n}", n, png=lambda i: unique_png(bases[i % 40], i))
+    tiers = {c: ("love" if c % 3 == 0 else "okay") for c in ids}
+    draft = PoolDraft(candidate_ids=sorted(ids), tiers=tiers, excluded=[], params={"bench": n})
+    release(store, version="1.0.0", draft=draft)
+    store.close()
+    tests = Path(__file__).resolve().parent.parent / "tests"
+    hub = subprocess.Popen(
+        [sys.executable, "-c", HUB, str(tests)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        url = (hub.stdout.readline() if hub.stdout else "").strip()
+        env = {**os.environ, "HF_ENDPOINT": url, "HF_HUB_DISABLE_XET": "1", "HF_HOME": str(tmp)}
+        out = subprocess.run(
+            [sys.executable, *PROFILE, __file__, "--publish-child", str(tmp / f"pub{n}")],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    finally:
+        hub.kill()
+        hub.wait()
+    fig = json.loads(out.stdout.strip().splitlines()[-1])
+    return (
+        f"publish of {n} images to the loopback Hub: {fig['wall_s']:.1f} s wall"
+        f" ({fig['mb']:.0f} MB in {fig['files']} files, one commit, then the tag);"
+        f" peak RSS {fig['peak_mb']:.0f} MB (before publishing: {fig['before_mb']:.0f} MB)"
+    )
+
+
+def publish_child(home: str) -> int:
+    """Run in a process of its own: publish the store's release, print wall time and RSS."""
+    from loopback_repo import TOKEN
+
+    from pool.publish import PublishResult, publish
+
+    store = Store(Path(home))
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    t0 = time.perf_counter()
+    # Without the card's diversity table: that is the report's cost (measured above), not
+    # the upload's, and it would hide what this figure is about.
+    result = publish(store, "ana/bench-pool", token=TOKEN, progress=False, with_diversity=False)
+    wall = time.perf_counter() - t0
+    assert isinstance(result, PublishResult) and result.committed
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    size = sum(s for _, s in result.plan.files) / 1e6
+    figures = {"wall_s": wall, "peak_mb": peak, "before_mb": before, "mb": size}
+    print(json.dumps({**figures, "files": len(result.plan.files)}))
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--images", type=int, default=1000, help="images in the report")
     ap.add_argument("--pool", type=int, default=178, help="images in the exported version")
+    ap.add_argument("--publish", default="178,5000", help="pool sizes to publish (comma list)")
+    ap.add_argument("--only", choices=("publish",), default=None, help="run only this figure")
+    ap.add_argument("--publish-child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.publish_child:
+        sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+        return publish_child(args.publish_child)
+    if args.only == "publish":
+        with tempfile.TemporaryDirectory() as tmp:
+            for n in (int(x) for x in args.publish.split(",") if x):
+                print(publish_figure(n, Path(tmp)), flush=True)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         store, ids = make_store(Path(tmp) / "data", args.images)
@@ -153,6 +257,8 @@ def main() -> int:
             "goals (<= 10 s): "
             + ", ".join(f"{k} {'ok' if v <= 10 else 'MISSED'}" for k, v in goals.items())
         )
+        for n in (int(x) for x in args.publish.split(",") if x):
+            print(publish_figure(n, Path(tmp)), flush=True)
     return 0
 
 

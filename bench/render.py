@@ -8,7 +8,12 @@ Measures, on the reference sketches in tests/sketches/ (copied from shared/sketc
   * CPU-seconds per render (this process tree), the CPU floor cores*60/cpu_s renders/min,
     and pool throughput as a fraction of it (goal >= 0.9),
   * an anchor-style baseline in the same run: a fresh browser and page per render, as the
-    published experiment rendered.
+    published experiment rendered,
+  * what isolation and the AST gate cost (one run, beside the figures above): a fresh
+    page per job in the slot's context, and a fresh context + page after a failure (wall
+    time and CPU; paid in the background while a spare page serves), reading the
+    canvas's own pixels against a page screenshot, and the static pass per program
+    (including the 156 KB `createCanvas(` input that stalled the old regex pass).
 """
 
 from __future__ import annotations
@@ -149,6 +154,65 @@ async def anchor_baseline(repeats: int) -> dict[str, float]:
     return out
 
 
+async def isolation_costs(repeats: int) -> dict[str, float]:
+    """What the gate's hardening costs, measured piece by piece on a warm renderer."""
+    from renderer.gate import static_check
+
+    out: dict[str, float] = {}
+    async with Renderer(RenderConfig(slots=1)) as r:
+        pool = r.pool
+        await r.render((SKETCHES / "trivial.js").read_text())
+        await asyncio.sleep(1)  # let the background replacement page settle
+        for label, fresh_context in (("fresh page", False), ("fresh context+page", True)):
+            walls, cpus = [], []
+            for _ in range(repeats):
+                spare = await pool.take()  # a page whose context we reuse
+                before = tree_cpu_seconds(os.getpid())
+                t = time.perf_counter()
+                slot = await pool._new_slot(None if fresh_context else spare.context)
+                walls.append(time.perf_counter() - t)
+                cpus.append(tree_cpu_seconds(os.getpid()) - before)
+                await slot.page.close()
+                if fresh_context:
+                    await slot.context.close()
+                pool.slots.put_nowait(spare)
+            out[f"{label} wall s"] = statistics.median(walls)
+            out[f"{label} CPU s"] = statistics.median(cpus)
+        slot = await pool.take()
+        try:
+            canvas = "() => document.querySelector('canvas') !== null"
+            await slot.page.evaluate(
+                "() => { const c = document.createElement('canvas'); c.width = 600; c.height = 600;"
+                " document.body.appendChild(c); c.getContext('webgl2').clear(0); }"
+            )
+            assert await slot.page.evaluate(canvas)
+            shots, reads = [], []
+            for _ in range(repeats):
+                t = time.perf_counter()
+                await slot.page.screenshot(clip={"x": 0, "y": 0, "width": 600, "height": 600})
+                shots.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                await slot.page.evaluate(
+                    "() => document.querySelector('canvas').toDataURL('image/png').length"
+                )
+                reads.append(time.perf_counter() - t)
+            out["page screenshot s"] = statistics.median(shots)
+            out["canvas toDataURL s"] = statistics.median(reads)
+        finally:
+            pool.give_back(slot)
+    coral = (SKETCHES / "coral_hibiscus.js").read_text()
+    static_check(coral)  # start the worker
+    for label, source in (
+        ("static pass, coral s", coral),
+        ("static pass, 156 KB s", "createCanvas(" * 12_000),
+    ):
+        t = time.perf_counter()
+        for _ in range(repeats):
+            static_check(source)
+        out[label] = (time.perf_counter() - t) / repeats
+    return out
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
@@ -160,7 +224,7 @@ async def main() -> None:
 
     warm = await warm_medians(args.repeats)
     ref_median = statistics.median([warm["coral_hibiscus.js"], warm["yellow_hibiscus.js"]])
-    print("\nwarm median per render (one slot, page kept alive)")
+    print("\nwarm median per render (one slot; a fresh page per job, a spare kept ready)")
     for name, t in warm.items():
         print(f"  {name:22s} {t:6.2f} s")
     print(f"  reference median       {ref_median:6.2f} s   (goal <= 3 s)")
@@ -175,6 +239,11 @@ async def main() -> None:
     print(
         f"  pool of 2 slots        {throughput:6.1f} renders/min = {throughput / floor:.2f} of the floor (goal >= 0.9)"
     )
+
+    costs = await isolation_costs(args.repeats)
+    print("\ncost of isolation and the AST gate (same run)")
+    for label, value in costs.items():
+        print(f"  {label:24s} {value:7.3f}")
 
     anchor = await anchor_baseline(max(1, args.repeats // 2))
     print("\nanchor-style baseline (fresh browser + page per render)")

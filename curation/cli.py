@@ -32,6 +32,10 @@ def studio_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
         "--blind", action="store_true", help="hide model names and other curators' ratings"
     )
     parser.add_argument(
+        "--ssl-certfile", default=None, help="TLS certificate (PEM) to serve over HTTPS"
+    )
+    parser.add_argument("--ssl-keyfile", default=None, help="TLS private key (PEM) for HTTPS")
+    parser.add_argument(
         "--curator",
         default="curator",
         help="curator name when login is off (default: curator; ?curator=NAME in the URL also works)",

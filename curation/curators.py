@@ -10,20 +10,25 @@ import hashlib
 import hmac
 import os
 import re
+import unicodedata
 
 from refpool.store import Store
 
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+# Letters and digits of any script (José, Zoë, 李), then also '.', '_' or '-'.
+NAME_RE = re.compile(r"^[^\W_][\w.-]{0,39}$")
 _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
+# Verified against when a name is unknown or has no password, so a refusal costs the same
+# scrypt work either way (the response time must not tell real names from made-up ones).
+DUMMY_HASH = "scrypt$16384$8$1$" + "00" * 16 + "$" + "00" * 32
 
 
 def check_name(name: str) -> str:
     """Return the cleaned name or raise ValueError saying what a valid name looks like."""
-    name = (name or "").strip()
+    name = unicodedata.normalize("NFC", (name or "").strip())
     if not NAME_RE.match(name):
         raise ValueError(
-            f"invalid curator name {name!r}: use 1-40 letters, digits, '.', '_' or '-',"
-            " starting with a letter or digit"
+            f"invalid curator name {name!r}: use 1-40 letters (any alphabet), digits, '.', '_'"
+            " or '-', starting with a letter or digit"
         )
     return name
 
@@ -82,8 +87,12 @@ def list_curators(store: Store) -> list[dict]:
 
 
 def authenticate(store: Store, name: str, password: str) -> bool:
-    """True when the curator exists, has a password, and it matches (constant-time compare)."""
-    rows = store.query("SELECT password_hash FROM curators WHERE name = ?", ((name or "").strip(),))
-    if not rows or not rows[0]["password_hash"]:
-        return False
-    return verify_password(password or "", rows[0]["password_hash"])
+    """True when the curator exists, has a password, and it matches (constant-time compare).
+
+    An unknown name, or one without a password, is checked against DUMMY_HASH: the same work.
+    """
+    name = unicodedata.normalize("NFC", (name or "").strip())
+    rows = store.query("SELECT password_hash FROM curators WHERE name = ?", (name,))
+    stored = rows[0]["password_hash"] if rows else None
+    matches = verify_password(password or "", stored or DUMMY_HASH)
+    return bool(stored) and matches

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from curation.blinding import mask_names, strip_js_comments
 from curation.files import file_url, thumbnail_url
 from curation.ratings import latest_rating, others_ratings
 from refpool.contracts import Candidate, Critique, Photo, Violation
-from refpool.store import Store, candidates
+from refpool.store import Store, calibration, candidates
 from refpool.store.photos import get_photos, photo_file
 
 
@@ -37,6 +38,7 @@ class Detail:
     photo: Photo | None
     photo_problem: str | None  # why there is no photo to show
     program: str | None
+    program_note: str  # what was done to the program before showing it ("" when nothing)
     accepted: bool
     violations: list[Violation]
     coverage: float | None
@@ -48,6 +50,11 @@ class Detail:
     seen: int  # id of my live rating row when shown (0: none); detects other tabs
     others: dict[str, dict]  # {} in blind mode
     history: list[Stage]
+    # calibration (pool ladder): the policy's win rate and its class; None if uncalibrated or
+    # blind (a judge's opinion would anchor an independent rating)
+    win_rate: float | None = None
+    ladder: str | None = None
+    ladder_judge: str = ""
 
 
 def load_detail(
@@ -60,6 +67,16 @@ def load_detail(
     png_url, png_problem = _render(store, candidate)
     photo, photo_url, photo_problem = _photo(store, candidate.photo_id)
     mine = latest_rating(store, candidate_id, curator)
+    chain = candidates.chain(store, candidate_id)
+    program = _program(store, candidate.program_sha)
+    program_note = ""
+    models: list[str] = []
+    calibrated = None if blind else calibration.ladder(store, [candidate_id]).get(candidate_id)
+    if blind:
+        # a coder may sign its program or name a model in a string: strip comments, mask names
+        models = [*candidates.generators(store), *(c.critique.critic for c in chain if c.critique)]
+        program = mask_names(strip_js_comments(program), models) if program is not None else None
+        program_note = "comments stripped and model names masked (blind mode)"
     return Detail(
         id=candidate_id,
         png_url=png_url,
@@ -67,7 +84,8 @@ def load_detail(
         photo_url=photo_url,
         photo=photo,
         photo_problem=photo_problem,
-        program=_program(store, candidate.program_sha),
+        program=program,
+        program_note=program_note,
         accepted=candidate.accepted,
         violations=candidate.violations,
         coverage=candidate.coverage,
@@ -78,30 +96,41 @@ def load_detail(
         my_note=mine.note if mine else "",
         seen=(mine.id or 0) if mine else 0,
         others={} if blind else others_ratings(store, candidate_id, curator),
-        history=history(store, candidate_id),
+        history=history(store, chain, models if blind else None),
+        win_rate=calibrated.win_rate if calibrated else None,
+        ladder=calibrated.ladder if calibrated else None,
+        ladder_judge=("heuristic judge" if calibrated.heuristic else calibrated.judge)
+        if calibrated
+        else "",
     )
 
 
-def history(store: Store, candidate_id: int) -> list[Stage]:
-    """The refinement chain through a candidate: ancestors, itself, first revisions."""
+def history(store: Store, chain: list[Candidate], masked: list[str] | None = None) -> list[Stage]:
+    """The refinement chain through a candidate (ancestors, itself, first revisions).
+
+    With `masked` (blind mode) critiques lose the critic's name and those model names.
+    """
     return [
         Stage(
             id=c.id,
             round=c.round,
             accepted=c.accepted,
             thumb_url=thumbnail_url(store, c.png_sha),
-            critique=critique_text(c.critique),
+            critique=critique_text(c.critique)
+            if masked is None
+            else mask_names(critique_text(c.critique, critic=False), masked),
         )
-        for c in candidates.chain(store, candidate_id)
+        for c in chain
     ]
 
 
-def critique_text(critique: Critique | None) -> str:
-    """One line for the history strip: "critic (fidelity 6, ...) · summary · advice"."""
+def critique_text(critique: Critique | None, critic: bool = True) -> str:
+    """One line for the history strip: "critic (fidelity 6, ...) · summary · advice"
+    (without the critic's name when `critic` is False)."""
     if critique is None:
         return ""
     scores = ", ".join(f"{k} {v:g}" for k, v in (critique.scores or {}).items())
-    head = critique.critic + (f" ({scores})" if scores else "")
+    head = (critique.critic if critic else "critique") + (f" ({scores})" if scores else "")
     rest = [text for text in (critique.summary, critique.advice) if text]
     return head + (" · " + " · ".join(rest) if rest else "")
 

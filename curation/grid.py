@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from curation import queue as q
 from curation.files import thumbnail_url
 from curation.ratings import my_latest, record_rating
-from curation.studio import Services, current_queue
+from curation.studio import Services, current_queue, undo_message
 from refpool.store import candidates
 
 
@@ -56,7 +56,7 @@ def show(
     ]
     if not ids and not message:
         message, level = "No candidates to show (empty store or filters match nothing).", "warn"
-    progress = q.progress(store, curator, ids, services.settings.target)
+    progress = q.progress(store, curator, ids, services.settings.target, services.settings.blind)
     return Grid(tiles, page, pages, message, level, progress)
 
 
@@ -76,6 +76,12 @@ def rate(services: Services, curator: str, ids: list[int], tier: str, page: int 
     if gone:
         msg += f" {len(gone)} no longer exist and were left out: {gone[:10]}."
     return show(services, curator, page, msg, "warn" if gone else "ok")
+
+
+def undo(services: Services, curator: str, page: int = 1) -> Grid:
+    """The grid's undo button: the same undo as `z` (a whole grid batch at once)."""
+    message, level, _ = undo_message(services, curator)
+    return show(services, curator, page, message, level)
 
 
 def parse_ids(text: str) -> list[int]:

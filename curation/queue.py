@@ -14,9 +14,11 @@ from dataclasses import asdict, dataclass, fields
 
 from curation.ratings import final_tier, live_ratings, my_latest
 from refpool.defaults import TARGET_POOL_SIZE
-from refpool.store import Store, candidates
+from refpool.store import Store, calibration, candidates
 
 TIER_FILTERS = ("love", "okay", "reject", "unrated")
+# Calibration's classes (pool ladder): the policy's win rate against the candidate.
+LADDER_FILTERS = ("ceiling", "rung", "free_win", "uncalibrated")
 
 
 @dataclass(frozen=True)
@@ -31,9 +33,13 @@ class Filters:
     unrated_only: bool = False  # only candidates *I* have not rated
     disagreements: bool = False  # only candidates where curators' live tiers differ
     include_failed: bool = False  # also candidates that failed the gate (no render)
+    ladder: str | None = None  # ceiling | rung | free_win | uncalibrated
 
     def to_json(self) -> str:
-        return json.dumps({k: v for k, v in asdict(self).items() if v not in (None, False)})
+        # `is`, not `in`: round 0 equals False and must be kept
+        return json.dumps(
+            {k: v for k, v in asdict(self).items() if v is not None and v is not False}
+        )
 
     @classmethod
     def from_json(cls, text: str | None) -> Filters:
@@ -47,6 +53,8 @@ class Filters:
     def validate(self) -> Filters:
         if self.tier not in (None, *TIER_FILTERS):
             raise ValueError(f"tier filter must be one of {', '.join(TIER_FILTERS)}")
+        if self.ladder not in (None, *LADDER_FILTERS):
+            raise ValueError(f"ladder filter must be one of {', '.join(LADDER_FILTERS)}")
         return self
 
 
@@ -71,6 +79,10 @@ def build_queue(store: Store, me: str, filters: Filters = Filters()) -> list[int
             ids = [i for i in ids if filters.curator in votes.get(i, {})]
         if filters.disagreements:
             ids = [i for i in ids if len(set(votes.get(i, {}).values())) > 1]
+    if filters.ladder:
+        classes = {c: e.ladder for c, e in calibration.ladder(store, ids).items()}
+        want = None if filters.ladder == "uncalibrated" else filters.ladder
+        ids = [i for i in ids if classes.get(i) == want]
     if filters.unrated_only:
         mine = my_latest(store, me)
         ids = [i for i in ids if mine.get(i, "skip") == "skip"]
@@ -160,25 +172,40 @@ class Progress:
     okay: int
     reject: int
     target: int
+    blind: bool = False  # pool counts come from everyone's ratings: not shown blind
 
     @property
     def pool(self) -> int:
         return self.love + self.okay
 
+    def fraction(self) -> float:
+        """What the progress bar fills: the pool towards its target (blind: my own ratings)."""
+        if self.blind:
+            return self.rated_by_me / self.total if self.total else 0.0
+        return min(1.0, self.pool / self.target) if self.target else 0.0
+
     def text(self) -> str:
+        mine = f"You rated {self.rated_by_me}/{self.total} in this queue" + (
+            f" ({self.skipped_by_me} skipped)" if self.skipped_by_me else ""
+        )
+        if self.blind:
+            return mine
         return (
-            f"You rated {self.rated_by_me}/{self.total} in this queue"
-            + (f" ({self.skipped_by_me} skipped)" if self.skipped_by_me else "")
+            mine
             + f" · pool {self.love} love + {self.okay} okay = {self.pool}/{self.target}"
             + f" · {self.reject} rejected"
         )
 
 
-def progress(store: Store, me: str, ids: list[int], target: int = TARGET_POOL_SIZE) -> Progress:
+def progress(
+    store: Store, me: str, ids: list[int], target: int = TARGET_POOL_SIZE, blind: bool = False
+) -> Progress:
     mine = my_latest(store, me)
     queued = set(ids)
     rated = sum(1 for i, t in mine.items() if i in queued and t != "skip")
     skipped = sum(1 for i, t in mine.items() if i in queued and t == "skip")
+    if blind:
+        return Progress(len(ids), rated, skipped, 0, 0, 0, target, blind=True)
     tiers = [final_tier(v) for v in live_ratings(store).values()]
     return Progress(
         total=len(ids),

@@ -39,6 +39,33 @@ def record_rating(
     )
 
 
+def record_rating_and_cursor(
+    store: Store, candidate_id: int, curator: str, tier: str, note: str, cursor: int | None
+) -> int:
+    """A studio rating and the cursor it advances to, in one transaction: after a crash the
+    studio resumes where the curator was going, never one behind. Returns the rating's id."""
+    if tier not in RATABLE:
+        raise ValueError(f"tier must be one of {', '.join(RATABLE)}, not {tier!r}")
+    if not curator.strip():
+        raise ValueError("a rating needs a curator name")
+    if not candidates.exists(store, candidate_id):
+        raise LookupError(f"candidate {candidate_id} does not exist (deleted or never generated)")
+    with store.transaction() as db:
+        cur = db.execute(
+            "INSERT INTO ratings (candidate_id, curator, tier, note, source)"
+            " VALUES (?, ?, ?, ?, 'studio')",
+            (candidate_id, curator.strip(), tier, note),
+        )
+        db.execute(
+            "INSERT INTO curation_sessions (curator, candidate_id) VALUES (?, ?)"
+            " ON CONFLICT(curator) DO UPDATE SET candidate_id = excluded.candidate_id,"
+            " updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+            (curator.strip(), cursor),
+        )
+    assert cur.lastrowid is not None  # an INSERT always sets it
+    return cur.lastrowid
+
+
 def live_ratings(store: Store) -> dict[int, dict[str, str]]:
     """candidate id -> {curator: tier} of each curator's latest non-undone, non-skip rating."""
     rows = store.query(
@@ -113,7 +140,7 @@ def others_ratings(store: Store, candidate_id: int, curator: str) -> dict[str, d
 def undo_last(store: Store, curator: str) -> list[dict]:
     """Mark this curator's latest live rating undone (a whole grid batch at once).
 
-    Returns the rows undone ({id, candidate_id, tier}), newest first; [] when nothing is left.
+    Returns the rows undone ({id, candidate_id, tier, source}), newest first; [] when nothing is left.
     Undo is a flag, never a delete, so the log keeps every decision.
     """
     # One IMMEDIATE transaction: two tabs pressing z at once undo two rows, not one twice.
@@ -127,14 +154,17 @@ def undo_last(store: Store, curator: str) -> list[dict]:
             return []
         if row["source"].startswith("grid:"):
             rows = db.execute(
-                "SELECT id, candidate_id, tier FROM ratings"
+                "SELECT id, candidate_id, tier, source FROM ratings"
                 " WHERE curator = ? AND undone = 0 AND source = ? ORDER BY id DESC",
                 (curator, row["source"]),
             ).fetchall()
         else:
             rows = [row]
         db.executemany("UPDATE ratings SET undone = 1 WHERE id = ?", [(r["id"],) for r in rows])
-    return [{"id": r["id"], "candidate_id": r["candidate_id"], "tier": r["tier"]} for r in rows]
+    return [
+        {"id": r["id"], "candidate_id": r["candidate_id"], "tier": r["tier"], "source": r["source"]}
+        for r in rows
+    ]
 
 
 def set_note(store: Store, candidate_id: int, curator: str, note: str) -> int | None:

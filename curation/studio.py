@@ -9,6 +9,7 @@ The big view's contents come from curation/detail.py, grid triage is curation/gr
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from dataclasses import dataclass, field, replace
 
@@ -16,7 +17,13 @@ from curation import queue as q
 from curation.curators import check_name, ensure_curator
 from curation.detail import Detail, load_detail
 from curation.files import file_url
-from curation.ratings import latest_rating, my_latest, record_rating, set_note, undo_last
+from curation.ratings import (
+    latest_rating,
+    my_latest,
+    record_rating_and_cursor,
+    set_note,
+    undo_last,
+)
 from refpool.defaults import TARGET_POOL_SIZE
 from refpool.store import Store, candidates
 
@@ -29,6 +36,9 @@ class Settings:
     auth: bool = False  # curators must log in (set when the studio is exposed)
     prefetch: int = 3  # how many upcoming renders the browser preloads
     grid_page_size: int = 48
+
+
+NOTE_LIMIT = 2000  # characters; a note is a remark, not a document
 
 
 @dataclass
@@ -52,6 +62,7 @@ class Screen:
     next_id: int | None = None  # where a rating will advance to (shown at once by the JS)
     next_url: str | None = None
     neighbours: dict[str, tuple[int, str]] = field(default_factory=dict)  # "1"/"-1" -> (id, url)
+    chain: list[tuple[int, str]] = field(default_factory=list)  # next unrated ones, in order
     filters: q.Filters = field(default_factory=q.Filters)
     nonce: int = field(default_factory=time.monotonic_ns)  # changes on every response
 
@@ -61,10 +72,13 @@ class Screen:
 
 
 def clean_filters(services: Services, filters: q.Filters) -> q.Filters:
-    """Blind mode may not filter by model or by another curator's ratings."""
+    """Blind mode may not filter by model or by anyone else's ratings (the final tier is
+    everyone's ratings combined, so it goes too), nor by a judge's ladder (it would anchor)."""
     filters.validate()
     if services.settings.blind:
-        filters = replace(filters, generator=None, curator=None, disagreements=False)
+        filters = replace(
+            filters, generator=None, curator=None, tier=None, disagreements=False, ladder=None
+        )
     return filters
 
 
@@ -77,10 +91,10 @@ def current_queue(services: Services, curator: str) -> list[int]:
 # -- the screen ------------------------------------------------------------------------------
 def _prefetch(
     services: Services, ids: list[int], mine: dict[int, str], cid: int
-) -> tuple[list[str], int | None, str | None, dict[int, str]]:
+) -> tuple[list[str], int | None, str | None, dict[int, str], list[int]]:
     """Renders the next keypresses will most likely show: the next unrated ones, then the
     arrow-key neighbours. Returns (urls to preload, the id a rating will advance to, its
-    url, {id: url} of everything picked)."""
+    url, {id: url} of everything picked, the next unrated ids in order)."""
     store, want = services.store, services.settings.prefetch
     picks: list[int] = []
     after = cid
@@ -91,11 +105,12 @@ def _prefetch(
         picks.append(nxt)
         after = nxt
     first = picks[0] if picks else None  # None: a rating finishes the queue
+    unrated = list(picks)
     for nxt in (q.step(ids, cid, 1), q.step(ids, cid, -1)):  # arrow-key neighbours
         if nxt is not None and nxt != cid and nxt not in picks:
             picks.append(nxt)
     if not picks:
-        return [], None, None, {}
+        return [], None, None, {}, []
     urls = {
         c.id: file_url(store.png_path(c.png_sha))
         for c in candidates.get_many(store, picks).values()
@@ -106,6 +121,7 @@ def _prefetch(
         first,
         urls.get(first) if first is not None else None,
         urls,
+        unrated,
     )
 
 
@@ -147,8 +163,8 @@ def screen(
             message = "No candidate matches these filters. Clear the filters to see the rest."
         level = "warn"
     pos = ids.index(candidate_id) + 1 if candidate_id in ids else 0
-    urls, next_id, next_url, by_id = (
-        _prefetch(services, ids, mine, candidate_id) if candidate_id else ([], None, None, {})
+    urls, next_id, next_url, by_id, unrated = (
+        _prefetch(services, ids, mine, candidate_id) if candidate_id else ([], None, None, {}, [])
     )
     neighbours = {}
     for delta in (1, -1):
@@ -160,13 +176,14 @@ def screen(
         detail=detail,
         message=message,
         level=level,
-        progress=q.progress(store, curator, ids, services.settings.target),
+        progress=q.progress(store, curator, ids, services.settings.target, blind),
         position=pos,
         queue_len=len(ids),
         prefetch=urls,
         next_id=next_id,
         next_url=next_url,
         neighbours=neighbours,
+        chain=[(i, by_id[i]) for i in unrated if i in by_id],
         filters=filters,
     )
 
@@ -181,6 +198,16 @@ def resolve_curator(services: Services, claimed: str | None, username: str | Non
 
 
 # -- actions ---------------------------------------------------------------------------------
+def check_note(note: str) -> str:
+    note = (note or "").strip()
+    if len(note) > NOTE_LIMIT:
+        raise ValueError(
+            f"The note is {len(note)} characters; the limit is {NOTE_LIMIT}. Shorten it and"
+            " try again (nothing was saved)."
+        )
+    return note
+
+
 def rate(
     services: Services,
     curator: str,
@@ -189,11 +216,25 @@ def rate(
     note: str = "",
     seen: int | None = None,
 ) -> Screen:
-    """Record one rating durably, then advance to the next candidate I have not rated."""
+    """Record one rating durably, with the cursor it advances to, then show that candidate.
+
+    A re-rating without a new note keeps the note the old rating had.
+    """
     store = services.store
-    before = latest_rating(store, candidate_id, curator)
     try:
-        record_rating(store, candidate_id, curator, tier, note.strip())
+        note = check_note(note)
+    except ValueError as exc:
+        return screen(services, curator, candidate_id, str(exc), "error")
+    before = latest_rating(store, candidate_id, curator)
+    if not note and before is not None:
+        note = before.note
+    ids = current_queue(services, curator)
+    nxt = q.next_unrated(ids, {**my_latest(store, curator), candidate_id: tier}, candidate_id)
+    done = nxt is None
+    if done:
+        nxt = candidate_id if candidate_id in ids else None
+    try:
+        record_rating_and_cursor(store, candidate_id, curator, tier, note, nxt)
     except LookupError:
         gone = (
             f"Candidate {candidate_id} no longer exists (deleted while shown); nothing was"
@@ -202,28 +243,43 @@ def rate(
         return screen(services, curator, None, gone, "warn")
     except ValueError as exc:
         return screen(services, curator, candidate_id, str(exc), "error")
+    except (sqlite3.Error, OSError) as exc:
+        failed = (
+            f"Could not save {tier} for #{candidate_id}: {exc}. Nothing was recorded; press"
+            " the key again (if it keeps failing, check the data directory's disk and lock)."
+        )
+        return screen(services, curator, candidate_id, failed, "error")
     msg, level = f"Saved {tier} for #{candidate_id}.", "ok"
-    if seen is not None and before is not None and before.id != seen:
+    if seen is not None and seen >= 0 and before is not None and before.id != seen:
         msg = (
             f"Saved {tier} for #{candidate_id}. It had already been rated {before.tier} in"
             " another tab or window; your new rating replaces it (z undoes)."
         )
         level = "warn"
-    ids = current_queue(services, curator)
-    nxt = q.next_unrated(ids, my_latest(store, curator), candidate_id)
-    if nxt is None:
+    if done:
         msg += " Everything in this queue is rated."
-        nxt = candidate_id if candidate_id in ids else None
     return screen(services, curator, nxt, msg, level)
 
 
-def undo(services: Services, curator: str) -> Screen:
+def undo_message(services: Services, curator: str) -> tuple[str, str, int | None]:
+    """Undo this curator's latest rating; (what it undid, level, the candidate it touched)."""
     rows = undo_last(services.store, curator)
     if not rows:
-        return screen(services, curator, None, "Nothing to undo.", "warn")
+        return "Nothing to undo.", "warn", None
     cid = rows[-1]["candidate_id"]
-    what = rows[0]["tier"] if len(rows) == 1 else f"{len(rows)} grid ratings"
-    return screen(services, curator, cid, f"Undid {what} on #{cid}.", "ok")
+    if len(rows) > 1:
+        return f"Undid {len(rows)} grid ratings (#{cid} and the rest of that batch).", "ok", cid
+    if rows[0]["source"] == "note":
+        now = latest_rating(services.store, cid, curator)
+        kept = f"your rating stays {now.tier}" if now else "you have no rating on it"
+        previous = f" with the note “{now.note}”" if now and now.note else " with no note"
+        return f"Undid your note on #{cid}; {kept}{previous if now else ''}.", "ok", cid
+    return f"Undid {rows[0]['tier']} on #{cid}.", "ok", cid
+
+
+def undo(services: Services, curator: str) -> Screen:
+    message, level, cid = undo_message(services, curator)
+    return screen(services, curator, cid, message, level)
 
 
 def navigate(services: Services, curator: str, candidate_id: int | None, delta: int) -> Screen:
@@ -235,7 +291,10 @@ def goto(services: Services, curator: str, candidate_id: int) -> Screen:
 
 
 def note(services: Services, curator: str, candidate_id: int, text: str) -> Screen:
-    text = text.strip()
+    try:
+        text = check_note(text)
+    except ValueError as exc:
+        return screen(services, curator, candidate_id, str(exc), "error")
     if not text:
         return screen(services, curator, candidate_id, "The note is empty.", "warn")
     try:

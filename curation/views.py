@@ -5,6 +5,7 @@ else in the UI writes HTML.
 
 from __future__ import annotations
 
+import time
 from html import escape
 
 from curation.agreement import AgreementReport
@@ -29,6 +30,15 @@ def message_html(message: str, level: str = "info") -> str:
     return f'<div class="rp-msg rp-{esc(level)}" role="status">{esc(message)}</div>'
 
 
+def error_view(message: str) -> str:
+    """A view that only says what went wrong (no candidate); a fresh nonce so the browser
+    knows the reply arrived."""
+    return (
+        f'<div id="rp-view" data-cid="" data-seen="0" data-nonce="{time.monotonic_ns()}"'
+        f' data-error="1">{message_html(message, "error")}</div>'
+    )
+
+
 def screen_html(s: Screen) -> str:
     """The big view. Data attributes carry what the key handler sends back to the server."""
     d = s.detail
@@ -37,6 +47,8 @@ def screen_html(s: Screen) -> str:
         f'<div id="rp-view" data-cid="{d.id if d else ""}" data-seen="{d.seen if d else 0}"'
         f' data-nonce="{s.nonce}" data-prefetch="{prefetch}" data-curator="{esc(s.curator)}"'
         f' data-next-cid="{s.next_id or ""}" data-next-url="{esc(s.next_url or "")}"'
+        f' data-chain="{esc(" ".join(f"{cid}|{url}" for cid, url in s.chain))}"'
+        f' data-level="{esc(s.level)}"'
         + "".join(
             f' data-{name}-cid="{cid}" data-{name}-url="{esc(url)}"'
             for name, (cid, url) in (
@@ -50,7 +62,7 @@ def screen_html(s: Screen) -> str:
     top = message_html(s.message, s.level)
     if s.progress:
         p = s.progress
-        pct = min(100, round(100 * p.pool / p.target)) if p.target else 0
+        pct = round(100 * p.fraction())
         top += (
             f'<div class="rp-progress"><span>{esc(p.text())}</span>'
             f'<span class="rp-bar"><span style="width:{pct}%"></span></span></div>'
@@ -95,6 +107,13 @@ def screen_html(s: Screen) -> str:
         f"model {esc(d.generator)}" if d.generator is not None else "model hidden (blind)",
         f"round {d.round}",
         f"seed {d.seed}",
+        *(
+            [
+                f"ladder {esc(d.ladder or 'unresolved')} (policy wins {d.win_rate:.0%}, {esc(d.ladder_judge)})"
+            ]
+            if d.win_rate is not None
+            else []
+        ),
         f"you: {mine}",
     ]
     note = f'<div class="rp-note">your note: {esc(d.my_note)}</div>' if d.my_note else ""
@@ -109,8 +128,9 @@ def screen_html(s: Screen) -> str:
         + f"<br>{esc(st.critique) or '<i>no critique</i>'}</figcaption></figure>"
         for st in d.history
     )
+    label = "Program" + (f" ({esc(d.program_note)})" if d.program_note else "")
     program = (
-        f"<details class='rp-program'><summary>Program</summary><pre><code>{esc(d.program)}</code></pre></details>"
+        f"<details class='rp-program'><summary>{label}</summary><pre><code>{esc(d.program)}</code></pre></details>"
         if d.program is not None
         else "<div class='rp-program'>program not available</div>"
     )
@@ -188,6 +208,8 @@ def agreement_html(r: AgreementReport, blind: bool = False) -> str:
         f"<th>Cohen's κ</th><th>agree</th></tr>{rows}</table>"
     )
     for p in r.pairs:
+        if not p.shared:  # nothing in common: an all-zero matrix says nothing
+            continue
         head = "".join(f"<th>{t}</th>" for t in TIERS)
         body = "".join(
             f"<tr><th>{TIERS[i]}</th>" + "".join(f"<td>{n}</td>" for n in row) + "</tr>"

@@ -1,15 +1,16 @@
-"""Photo analysis: palette (OKLab k-means), flower mask and extent, hues, petal count, composition.
+"""Photo analysis: the flower apart from its background, its palette, petals and composition.
 
-Everything is measured on a small copy (ANALYSIS_SIDE px) with numpy, so it takes ~50 ms.
-The result feeds the procedural generator, the heuristic critic and the text brief that is
-sent to coders which cannot see images.
+Everything is measured on a small copy (ANALYSIS_SIDE px) with numpy: a fraction of a second.
+The flower is separated from the background first (generators/segment.py); its palette, petal
+structure and area come from the flower's own pixels, and the background is described on its
+own. The result feeds the procedural generator, the heuristic critic and the text brief that
+is sent to coders which cannot see images.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,117 +18,40 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
+from generators.colour import (
+    colour_name,
+    hex_to_oklab,
+    kmeans,
+    oklab_to_srgb,
+    srgb_to_oklab,
+    to_hex,
+)
+from generators.segment import segment
+
+__all__ = [
+    "ANALYSIS_SIDE",
+    "PhotoAnalysis",
+    "Swatch",
+    "analyse",
+    "analyse_path",
+    "brief",
+    "colour_name",
+    "hex_to_oklab",
+    "kmeans",
+    "load_rgb",
+    "oklab_to_srgb",
+    "srgb_to_oklab",
+    "to_hex",
+]
+
 ANALYSIS_SIDE = 160
-
-
-# -- colour ---------------------------------------------------------------------------------
-def srgb_to_oklab(rgb: np.ndarray) -> np.ndarray:
-    """(..., 3) uint8 or 0-1 floats in sRGB -> (..., 3) OKLab (Björn Ottosson's published matrices)."""
-    c = np.asarray(rgb, dtype=np.float64)
-    if c.max(initial=0) > 1.0:
-        c = c / 255.0
-    lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
-    m1 = np.array(
-        [
-            [0.4122214708, 0.5363325363, 0.0514459929],
-            [0.2119034982, 0.6806995451, 0.1073969566],
-            [0.0883024619, 0.2817188376, 0.6299787005],
-        ]
-    )
-    m2 = np.array(
-        [
-            [0.2104542553, 0.7936177850, -0.0040720468],
-            [1.9779984951, -2.4285922050, 0.4505937099],
-            [0.0259040371, 0.7827717662, -0.8086757660],
-        ]
-    )
-    lms = np.cbrt(lin @ m1.T)
-    return lms @ m2.T
-
-
-def oklab_to_srgb(lab: np.ndarray) -> np.ndarray:
-    """(..., 3) OKLab -> (..., 3) sRGB uint8 (clipped to gamut)."""
-    m2_inv = np.array(
-        [
-            [1.0, 0.3963377774, 0.2158037573],
-            [1.0, -0.1055613458, -0.0638541728],
-            [1.0, -0.0894841775, -1.2914855480],
-        ]
-    )
-    m1_inv = np.array(
-        [
-            [4.0767416621, -3.3077115913, 0.2309699292],
-            [-1.2684380046, 2.6097574011, -0.3413193965],
-            [-0.0041960863, -0.7034186147, 1.7076147010],
-        ]
-    )
-    lms = (np.asarray(lab, dtype=np.float64) @ m2_inv.T) ** 3
-    lin = np.clip(lms @ m1_inv.T, 0.0, 1.0)
-    c = np.where(lin <= 0.0031308, lin * 12.92, 1.055 * lin ** (1 / 2.4) - 0.055)
-    return np.clip(np.round(c * 255), 0, 255).astype(np.uint8)
-
-
-def to_hex(rgb: Iterable[int] | np.ndarray) -> str:
-    r, g, b = (int(v) for v in rgb)
-    return f"#{r:02x}{g:02x}{b:02x}"
-
-
-def hex_to_oklab(colour: str) -> np.ndarray:
-    h = colour.lstrip("#")
-    return srgb_to_oklab(np.array([int(h[i : i + 2], 16) for i in (0, 2, 4)], dtype=np.uint8))
-
-
-def kmeans(
-    points: np.ndarray, k: int, seed: int = 0, iters: int = 20
-) -> tuple[np.ndarray, np.ndarray]:
-    """Plain k-means with k-means++ seeding; returns (centres, labels)."""
-    rng = np.random.default_rng(seed)
-    n = len(points)
-    k = max(1, min(k, n))
-    picked = [points[rng.integers(n)]]
-    for _ in range(1, k):
-        d2 = np.min(((points[:, None, :] - np.array(picked)[None]) ** 2).sum(-1), axis=1)
-        total = d2.sum()
-        idx = rng.choice(n, p=d2 / total) if total > 0 else rng.integers(n)
-        picked.append(points[idx])
-    centres = np.array(picked)
-    labels = np.zeros(n, dtype=int)
-    for _ in range(iters):
-        labels = ((points[:, None, :] - centres[None]) ** 2).sum(-1).argmin(1)
-        new = np.array(
-            [points[labels == j].mean(0) if np.any(labels == j) else centres[j] for j in range(k)]
-        )
-        if np.allclose(new, centres, atol=1e-5):
-            break
-        centres = new
-    return centres, labels
-
-
-HUE_NAMES = [  # OKLab hue angle (degrees) -> name, checked in order of the upper bound
-    (15, "pink"), (45, "red"), (75, "orange"), (115, "yellow"), (165, "green"),
-    (230, "teal"), (290, "blue"), (330, "purple"), (360, "pink"),
-]  # fmt: skip
-
-
-def colour_name(lab: np.ndarray) -> str:
-    lightness, a, b = (float(v) for v in lab)
-    chroma = math.hypot(a, b)
-    if chroma < 0.035:
-        return "white" if lightness > 0.85 else "black" if lightness < 0.3 else "grey"
-    hue = math.degrees(math.atan2(b, a)) % 360
-    name = next(n for bound, n in HUE_NAMES if hue < bound)
-    if lightness > 0.82 and name in ("red", "purple", "pink"):
-        return "pale pink"
-    if lightness < 0.45:
-        return f"deep {name}"
-    return name
 
 
 # -- the analysis record --------------------------------------------------------------------
 @dataclass
 class Swatch:
     hex: str
-    weight: float  # share of the flower's pixels
+    weight: float  # share of the flower's pixels (of the background's, for background swatches)
     lab: list[float]
     name: str
 
@@ -136,18 +60,23 @@ class Swatch:
 class PhotoAnalysis:
     width: int
     height: int
-    palette: list[Swatch]  # flower colours, darkest first
-    background: list[Swatch]  # ground colours around the flower
+    palette: list[Swatch]  # the flower's colours (flower pixels only), darkest first
+    background: list[Swatch]  # colours of everything that is not the flower, darkest first
     centre_colour: str  # colour at the heart of the flower
-    hues: list[str]  # dominant hue names, most prominent first
-    mask: np.ndarray = field(repr=False)  # bool, ANALYSIS_SIDE-scale, True = flower
+    hues: list[str]  # the flower's hue names, most prominent first
+    mask: np.ndarray = field(repr=False)  # bool, ANALYSIS_SIDE-scale, True = flower pixel
     extent: tuple[float, float, float, float] = (0.0, 0.0, 1.0, 1.0)  # x0,y0,x1,y1 (0-1)
     centre: tuple[float, float] = (0.5, 0.5)  # flower centroid (0-1 of width, height)
-    radius: float = 0.3  # mean flower radius / shorter side
-    coverage: float = 0.0  # share of the frame that is flower
+    radius: float = 0.3  # equivalent radius of the flower's area / shorter side
+    coverage: float = 0.0  # share of the frame that is flower (background excluded)
     petals: int = 5
-    petal_confidence: float = 0.0  # 0-1: strength of the angular periodicity
+    petal_confidence: float = 0.0  # 0-1: how clearly the mask shows that many petals
     profile: list[float] = field(default_factory=list, repr=False)  # radius by angle (36 bins)
+    background_hues: list[str] = field(default_factory=list)  # most prominent first
+    separated_petals: bool = False  # petals counted from the gaps between them
+    cropped: bool = False  # the flower runs past the frame's edge
+    separation: float = 0.0  # 0-1: how distinct the flower's colours are from the background's
+    segmentation_fallback: bool = False  # nothing stood out: a central ellipse stood in
 
     def brief(self) -> str:
         return brief(self)
@@ -169,8 +98,9 @@ def analyse(rgb: np.ndarray) -> PhotoAnalysis:
     """Analyse an (h, w, 3) uint8 image (ideally ~ANALYSIS_SIDE px on the long side)."""
     h, w, _ = rgb.shape
     lab = srgb_to_oklab(rgb)
-    mask, petals_only = flower_masks(lab)
-    flower = lab[petals_only] if petals_only.sum() > 20 else lab[mask]
+    seg = segment(lab)
+    mask = seg.flower
+    flower = lab[mask]
     ground = lab[~mask] if (~mask).sum() > 20 else lab.reshape(-1, 3)
     palette = _swatches(flower, 5)
     background = _swatches(ground, 3)
@@ -183,18 +113,17 @@ def analyse(rgb: np.ndarray) -> PhotoAnalysis:
     centre_lab = lab[core].mean(0) if core.any() else flower.mean(0)
     profile = _radial_profile(mask, cy, cx)
     petals, confidence = _petal_count(profile)
-    hues = []
-    for swatch in sorted(palette, key=lambda s: -s.weight):
-        base = swatch.name.replace("deep ", "").replace("pale ", "")
-        if base not in hues:
-            hues.append(base)
+    gaps = _petals_between_gaps(mask, cy, cx, profile)
+    if gaps:
+        petals, confidence = gaps, max(confidence, 0.6)
+    edge = np.concatenate([mask[0], mask[-1], mask[:, 0], mask[:, -1]])
     return PhotoAnalysis(
         width=w,
         height=h,
         palette=palette,
         background=background,
         centre_colour=to_hex(oklab_to_srgb(centre_lab)),
-        hues=hues[:3],
+        hues=_hues(palette),
         mask=mask,
         extent=(xs.min() / w, ys.min() / h, (xs.max() + 1) / w, (ys.max() + 1) / h),
         centre=(float(cx / w), float(cy / h)),
@@ -203,7 +132,23 @@ def analyse(rgb: np.ndarray) -> PhotoAnalysis:
         petals=petals,
         petal_confidence=confidence,
         profile=[round(float(v), 4) for v in _bin(profile, 36)],
+        background_hues=_hues(background, 0.15),
+        separated_petals=bool(gaps),
+        cropped=bool(edge.mean() > 0.02),
+        separation=seg.separation,
+        segmentation_fallback=seg.fallback,
     )
+
+
+def _hues(swatches: list[Swatch], least: float = 0.0) -> list[str]:
+    hues: list[str] = []
+    for swatch in sorted(swatches, key=lambda s: -s.weight):
+        if swatch.weight < least:
+            continue
+        base = swatch.name.removeprefix("deep ").removeprefix("pale ")
+        if base not in hues:
+            hues.append(base)
+    return hues[:3]
 
 
 def _swatches(points: np.ndarray, k: int) -> list[Swatch]:
@@ -226,52 +171,6 @@ def _swatches(points: np.ndarray, k: int) -> list[Swatch]:
 def _disc(h: int, w: int, cy: float, cx: float, r: float) -> np.ndarray:
     yy, xx = np.mgrid[0:h, 0:w]
     return (yy - cy) ** 2 + (xx - cx) ** 2 <= r * r
-
-
-def flower_masks(lab: np.ndarray, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """(silhouette, petals): the flower with holes filled, and only its own colour clusters.
-
-    The flower: colour clusters that avoid the frame's border, nearest the centre.
-
-    Photos of one flower frame it in the middle; leaves, sky and soil touch the border.
-    A cluster is flower-like when its share of border pixels is low and its chroma or
-    lightness stands out; the largest connected blob near the centre wins, holes filled.
-    """
-    h, w, _ = lab.shape
-    flat = lab.reshape(-1, 3)
-    centres, labels = kmeans(flat[:: max(1, len(flat) // 6000)], 6, seed=seed)
-    labels = ((flat[:, None, :] - centres[None]) ** 2).sum(-1).argmin(1).reshape(h, w)
-    border = np.zeros((h, w), bool)
-    bw = max(2, min(h, w) // 12)
-    border[:bw], border[-bw:], border[:, :bw], border[:, -bw:] = True, True, True, True
-    yy, xx = np.mgrid[0:h, 0:w]
-    centrality = 1 - np.hypot((yy - h / 2) / (h / 2), (xx - w / 2) / (w / 2)) / math.sqrt(2)
-    ground = np.median(flat[border.reshape(-1)], axis=0)
-    chosen = np.zeros((h, w), bool)
-    for j, c in enumerate(centres):
-        members = labels == j
-        if not members.any():
-            continue
-        border_share = (members & border).sum() / max(1, border.sum())
-        interior_share = members.sum() / members.size
-        contrast = np.linalg.norm(c - ground)
-        central = centrality[members].mean()
-        score = contrast * (0.5 + central) - 1.5 * border_share * (border_share > interior_share)
-        if score > 0.08 and border_share < 0.35:
-            chosen |= members
-    if chosen.sum() < 0.02 * h * w:  # nothing stood out: fall back to a central ellipse
-        chosen = ((yy - h / 2) / (h * 0.35)) ** 2 + ((xx - w / 2) / (w * 0.35)) ** 2 <= 1
-    chosen = ndimage.binary_opening(chosen, iterations=1)
-    chosen = ndimage.binary_closing(chosen, iterations=2)
-    blobs, n = ndimage.label(chosen)
-    if n > 1:  # keep the biggest blob, weighted towards the middle
-        weights = ndimage.sum(centrality + 0.3, blobs, index=range(1, n + 1))
-        chosen = blobs == (int(np.argmax(weights)) + 1)
-    filled = ndimage.binary_fill_holes(chosen)
-    if filled.sum() < 0.01 * h * w:
-        filled = ((yy - h / 2) / (h * 0.35)) ** 2 + ((xx - w / 2) / (w * 0.35)) ** 2 <= 1
-        chosen = filled
-    return filled, chosen
 
 
 def _radial_profile(mask: np.ndarray, cy: float, cx: float, bins: int = 180) -> np.ndarray:
@@ -299,7 +198,8 @@ def _petal_count(profile: np.ndarray) -> tuple[int, float]:
     band = range(4, 15)
     best = max(band, key=lambda k: spectrum[k])
     confidence = float(spectrum[best] / (spectrum[1:40].sum() + 1e-9))
-    if confidence < 0.08:
+    amplitude = 2 * spectrum[best] / len(profile) / profile.mean()  # petal tips vs notches
+    if confidence < 0.08 or amplitude < 0.04:
         return 5, round(confidence, 3)
     return int(best), round(min(1.0, confidence * 3), 3)
 
@@ -309,24 +209,86 @@ def _bin(profile: np.ndarray, n: int) -> np.ndarray:
     return norm.reshape(n, -1).mean(1)
 
 
+def _petals_between_gaps(
+    mask: np.ndarray, cy: float, cx: float, profile: np.ndarray, samples: int = 360
+) -> int:
+    """Petals that stand apart, counted along circles round the centre through their tips.
+
+    Daisy-like flowers show background between their petals, so a circle through the petals
+    crosses runs of flower. Overlapping petals merge into one run, so the count is the run
+    length over a typical (narrow) run's. Dense blooms (roses, pompon dahlias) give one
+    unbroken ring: 0 here, and the outline decides.
+    """
+    h, w = mask.shape
+    reach = float(np.percentile(profile, 90))  # petal tips, even when petals are thin
+    angles = np.linspace(0, 2 * np.pi, samples, endpoint=False)
+    estimates = []
+    for frac in (0.65, 0.75, 0.85, 0.95):
+        r = reach * frac
+        ys = np.round(cy + np.sin(angles) * r).astype(int)
+        xs = np.round(cx + np.cos(angles) * r).astype(int)
+        inside = (ys >= 0) & (ys < h) & (xs >= 0) & (xs < w)
+        if inside.mean() < 0.85 or r < 6:
+            continue
+        on = np.zeros(samples, bool)
+        on[inside] = mask[ys[inside], xs[inside]]
+        if on.all():
+            estimates.append(0.0)
+            continue
+        runs, _ = ndimage.label(np.roll(on, -int(np.argmin(on))))  # start in a gap: no wrap
+        widths = np.bincount(runs)[1:] * (2 * np.pi * r / samples)  # px along the circle
+        widths = widths[widths >= 2.0]
+        if len(widths) < 4:
+            estimates.append(0.0)
+            continue
+        estimates.append(float(widths.sum() / np.percentile(widths, 30)))
+    if not estimates:
+        return 0
+    best = round(float(np.median(estimates)))
+    return best if best >= 4 else 0
+
+
 def brief(a: PhotoAnalysis) -> str:
-    """A plain-text description of the photo for coders that cannot see images."""
+    """A plain-text description of the photo for coders that cannot see images.
+
+    The flower's lines come from flower pixels only; the background has its own line, so a
+    coder never mistakes the foliage's colours for the petals'.
+    """
     x0, y0, x1, y1 = a.extent
-    colours = ", ".join(f"{s.name} {s.hex} ({s.weight:.0%})" for s in a.palette)
-    ground = ", ".join(f"{s.name} {s.hex}" for s in a.background)
-    petals = (
-        f"about {a.petals} petals around the centre"
-        if a.petal_confidence >= 0.3
-        else f"many overlapping petals (a {a.petals}-fold outline is a fair guess)"
+    by_weight = sorted(a.palette, key=lambda s: -s.weight)
+    colours = ", ".join(f"{s.name} {s.hex} ({s.weight:.0%})" for s in by_weight)
+    ground = ", ".join(f"{s.name} {s.hex} ({s.weight:.0%})" for s in a.background)
+    if a.separated_petals:
+        petals = (
+            f"about {a.petals} petals radiating from the heart, standing apart"
+            " with background showing between them"
+        )
+    elif a.petal_confidence >= 0.3:
+        petals = f"about {a.petals} petals around the heart"
+    else:
+        petals = (
+            "many tightly overlapping petals in layers, no gaps between them"
+            f" (a {a.petals}-fold outline is a fair guess)"
+        )
+    cropped = "; its petals run past the frame's edge" if a.cropped else ""
+    caveat = (
+        ["(The flower could not be told apart from its background: the colours are a guess.)"]
+        if a.segmentation_fallback
+        else []
     )
+    hues = ", ".join(a.hues) or "mixed"
+    ground_hues = ", ".join(a.background_hues) or "mixed"
     return "\n".join(
         [
-            f"Photo: a single flower, dominant hues {', '.join(a.hues) or 'mixed'}.",
-            f"Flower colours, darkest first: {colours}.",
+            f"Photo: a single flower (its hues: {hues}) against a background of {ground_hues}.",
+            f"The flower's colours (flower only, most of its area first): {colours}.",
             f"Heart of the flower: {a.centre_colour}.",
-            f"Background around it: {ground} (paint a pale paper ground instead).",
-            f"Shape: {petals}; the flower fills {a.coverage:.0%} of the frame,"
+            f"Petals: {petals}.",
+            f"Size and place: the flower itself covers {a.coverage:.0%} of the frame,"
             f" centred at ({a.centre[0]:.2f}, {a.centre[1]:.2f}) of width/height,"
-            f" spanning x {x0:.2f}-{x1:.2f} and y {y0:.2f}-{y1:.2f}.",
+            f" spanning x {x0:.2f}-{x1:.2f} and y {y0:.2f}-{y1:.2f}{cropped}.",
+            f"Background, not part of the flower ({1 - a.coverage:.0%} of the frame): {ground}."
+            " Do not paint it as petals; paint a pale paper ground instead.",
+            *caveat,
         ]
     )

@@ -20,8 +20,9 @@ from typing import Any
 
 from generators import llm
 from generators.analysis import analyse_path
-from generators.coders import OUTCOME_FEEDBACK, ModelCoder, ProceduralCoder, Reply, coder_outcome
-from generators.critics import HeuristicCritic, Verdict, VLMCritic, measure
+from generators.build import Coder, Critic, build
+from generators.coders import ModelCoder, Reply, coder_outcome, feedback
+from generators.critics import Verdict, measure
 from generators.jobs import TRANSIENT, Job, Previous
 from generators.summary import summarise
 from refpool.contracts import Candidate, Photo, Render, Violation
@@ -30,9 +31,6 @@ from refpool.seeds import derive_seed
 from refpool.store import Store, sha256_bytes
 from refpool.store import candidates as candidate_store
 from refpool.store.photos import get_photo, list_photos, photo_file
-
-Coder = ProceduralCoder | ModelCoder
-Critic = HeuristicCritic | VLMCritic
 
 
 @dataclass
@@ -44,6 +42,7 @@ class _Ctx:
     run_id: int
     bar: Any  # a tqdm progress bar, or None
     new_ids: list[int] = field(default_factory=list)  # candidates saved by this run
+    chain_errors: list[str] = field(default_factory=list)  # chains a bug stopped (others go on)
 
 
 def generate(
@@ -59,6 +58,7 @@ def generate(
     progress: bool = True,
     critic: str = "heuristic",
     models_file: str | None = None,
+    retry_failed: bool = False,
 ) -> dict[str, Any]:
     """Run (or resume) a batch; returns the summary dict (see `generators.summary.summarise`).
 
@@ -79,6 +79,7 @@ def generate(
             progress=progress,
             critic=critic,
             models_file=models_file,
+            retry_failed=retry_failed,
         )
     )
 
@@ -96,15 +97,19 @@ async def generate_async(
     progress: bool = True,
     critic: str = "heuristic",
     models_file: str | None = None,
+    retry_failed: bool = False,
 ) -> dict[str, Any]:
+    """`generate` inside a running event loop. `retry_failed`: call a critic again even
+    though an earlier run saw it refuse permanently (a 4xx such as "image input not supported").
+    """
     if candidates < 1 or rounds < 1 or concurrency < 1:
         raise ValueError("candidates, rounds and concurrency must each be at least 1")
     photos = [get_photo(store, i) for i in photo_ids] if photo_ids else list_photos(store)
     if not photos:
         raise LookupError("no photos in the library; import some with `refpool photos import DIR`")
     endpoints = llm.Endpoints(max_concurrency=concurrency)
-    coders, the_critic = _build(generators, critic, models_file, endpoints)
-    jobs = _jobs(store, photos, coders, candidates, seed)
+    coders, the_critic = build(store, generators, critic, models_file, endpoints, retry_failed)
+    jobs = _jobs(store, photos, coders, candidates, seed, rounds)
     config = {
         "photo_ids": [p.id for p in photos],
         "generators": list(coders),
@@ -136,7 +141,10 @@ async def generate_async(
 
         async def run_chain(job: Job) -> None:
             async with gate:
-                await _chain(ctx, job, rounds)
+                try:
+                    await _chain(ctx, job, rounds)
+                except Exception as exc:  # noqa: BLE001 - one chain's bug never stops the others
+                    ctx.chain_errors.append(f"{job.key(0)}: {type(exc).__name__}: {exc}")
 
         await asyncio.gather(*(run_chain(job) for job in jobs))
     finally:
@@ -153,38 +161,18 @@ async def generate_async(
     summary = summarise(store, jobs, rounds)
     summary |= {"run_id": run_id, "wall_s": round(time.monotonic() - started, 2)}
     summary["new"] = len(ctx.new_ids)
+    summary["disabled"] = dict(endpoints.disabled)
+    summary["chain_errors"] = ctx.chain_errors
     return summary
 
 
-def _build(
-    generators: Sequence[str], critic: str, models_file: str | None, endpoints: llm.Endpoints
-) -> tuple[dict[str, Coder], Critic]:
-    """The coders and the critic a batch asked for; fails before any work on a bad name or key."""
-    models: dict[str, llm.ModelConfig] | None = None
-    coders: dict[str, Coder] = {}
-    for name in generators:
-        if name == "procedural":
-            coders[name] = ProceduralCoder()
-            continue
-        models = models if models is not None else llm.load_models(models_file)
-        if name not in models:
-            raise ValueError(
-                f"unknown generator {name!r}; choose procedural or one of"
-                f" {', '.join(sorted(models))} (models file: --models-file / $REFPOOL_MODELS)"
-            )
-        models[name].api_key()  # fail now, with the variable's name, not mid-run
-        coders[name] = ModelCoder(models[name], endpoints)
-    if critic == "heuristic":
-        return coders, HeuristicCritic()
-    models = models if models is not None else llm.load_models(models_file)
-    if critic not in models:
-        raise ValueError(f"unknown critic {critic!r}; use heuristic or one of {sorted(models)}")
-    models[critic].api_key()
-    return coders, VLMCritic(models[critic], endpoints)
-
-
 def _jobs(
-    store: Store, photos: list[Photo], coders: dict[str, Coder], slots: int, seed: int
+    store: Store,
+    photos: list[Photo],
+    coders: dict[str, Coder],
+    slots: int,
+    seed: int,
+    rounds: int,
 ) -> list[Job]:
     jobs = []
     for photo in photos:
@@ -199,7 +187,7 @@ def _jobs(
                 temperature = None
                 if isinstance(coder, ModelCoder):
                     temperature = random.Random(chain_seed).choice(coder.cfg.temperatures)
-                jobs.append(Job(photo, analysis, jpeg, name, slot, chain_seed, temperature))
+                jobs.append(Job(photo, analysis, jpeg, name, slot, chain_seed, temperature, rounds))
     return jobs
 
 
@@ -289,8 +277,8 @@ async def _finish(
                 "coverage": render.gate.coverage,
                 "png_sha": sha256_bytes(png) if png else None,
             }
-    elif reply.outcome in OUTCOME_FEEDBACK:
-        violations = [OUTCOME_FEEDBACK[reply.outcome]]
+    elif (why := feedback(reply.outcome, reply.finish_reason)) is not None:
+        violations = [why]
     fields["violations"] = [v.to_dict() for v in violations]
     verdict = None
     if fields["outcome"] not in TRANSIENT:

@@ -47,6 +47,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="your own models JSON (default $REFPOOL_MODELS or presets)",
     )
+    g.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="ask a critic again that refused permanently in an earlier run (e.g. HTTP 400)",
+    )
     g.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     g.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     g.set_defaults(func=cmd_generate)
@@ -65,7 +70,7 @@ def _store() -> Store:
 def cmd_generate(args: argparse.Namespace) -> int:
     # imported per call: numpy and friends stay out of `refpool --help` (and tests replace it)
     from generators.batch import generate
-    from generators.summary import format_summary
+    from generators.summary import format_summary, problems
 
     try:
         summary = generate(
@@ -79,12 +84,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
             critic=args.critic,
             models_file=args.models_file,
+            retry_failed=args.retry_failed,
         )
     except (LookupError, ValueError, RuntimeError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(json.dumps(summary) if args.json else format_summary(summary))
-    return 0
+    trouble = problems(summary)
+    for line in trouble:
+        print(f"error: {line}", file=sys.stderr)
+    return 1 if trouble else 0
 
 
 def cmd_candidates_list(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from typing import Any
 
 from generators import llm, procedural
 from generators.jobs import Job, Previous
+from generators.replies import CUT
 from refpool.contracts import Violation
 from refpool.seeds import derive_seed
 from refpool.store import Store
@@ -33,6 +34,22 @@ OUTCOME_FEEDBACK = {
         "no_code_block", "The reply declined the task. Paint the flower: send a ```js sketch."
     ),
 }
+# Empty content although the reply finished normally: the budget was not the problem.
+EMPTY_ANSWER = Violation(
+    "no_code_block",
+    "Your reply's answer was empty: everything was in the reasoning. Put the whole sketch in"
+    " the answer itself, in one ```js block.",
+)
+
+
+def feedback(outcome: str, finish_reason: str | None) -> Violation | None:
+    """The violation that tells the model why its reply could not be used (None: it could)."""
+    if outcome == "empty_reasoning" and finish_reason is not None and finish_reason not in CUT:
+        return EMPTY_ANSWER
+    return OUTCOME_FEEDBACK.get(outcome)
+
+
+AUTH_STATUSES = (401, 403, 404)
 
 
 @dataclass
@@ -42,6 +59,7 @@ class Reply:
     program: str | None
     outcome: str
     call_id: int | None = None
+    finish_reason: str | None = None
 
 
 class ProceduralCoder:
@@ -102,6 +120,7 @@ class ModelCoder:
                 "revise.md",
                 subject=subject,
                 round=round_ + 1,
+                rounds=job.rounds,
                 program=prev.program.strip(),
                 render_note=render_note,
                 gate_summary="accepted" if prev.accepted else "rejected",
@@ -121,7 +140,7 @@ class ModelCoder:
         reused = llm.paid_reply(store, key)
         if reused is not None:  # a crash after the model answered: do not pay twice
             outcome, program = llm.classify(reused[1], extract_program)
-            return Reply(program, outcome, reused[0])
+            return Reply(program, outcome, reused[0], reused[1].finish_reason)
         temperature = job.temperature
         result = await llm.chat(
             store,
@@ -132,8 +151,15 @@ class ModelCoder:
             temperature=temperature if temperature is not None else self.cfg.temperatures[0],
             job_key=key,
         )
+        if result.permanent and result.http_status in AUTH_STATUSES:
+            # a wrong key or model id fails every chain alike: stop paying for it this run
+            self.endpoints.disable(
+                self.cfg,
+                f"coder {self.name} ({self.cfg.model} at {self.cfg.base_url}) was disabled"
+                f" for this run: {result.error}",
+            )
         outcome, program = llm.classify(result, extract_program)
-        return Reply(program, outcome, result.call_id)
+        return Reply(program, outcome, result.call_id, result.finish_reason)
 
 
 def coder_outcome(store: Store, call_id: int | None) -> str:

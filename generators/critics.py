@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +21,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage
 
-from generators import llm
+from generators import critique_json, llm
 from generators.analysis import (
     ANALYSIS_SIDE,
     PhotoAnalysis,
@@ -215,29 +213,7 @@ def heuristic_critique(
 
 
 # -- the VLM critic -------------------------------------------------------------------------
-def parse_critique(text: str, critic: str) -> Critique:
-    """Read the critic's JSON (bare or fenced); raises ValueError when it is unusable."""
-    if not text or not text.strip():
-        raise ValueError("the critic returned no content")
-    match = re.search(r"```(?:json)?\s*(\{.*?\})\s*```", text, re.S) or re.search(
-        r"(\{.*\})", text, re.S
-    )
-    if not match:
-        raise ValueError("the critic's reply holds no JSON object")
-    data = json.loads(match.group(1))
-    raw = data.get("scores", data)
-    scores = {}
-    for key in SCORE_KEYS:
-        value = raw.get(key)
-        if value is None and key == "watercolour":
-            value = raw.get("watercolor")
-        if value is None:
-            raise ValueError(f"the critic's JSON has no score for {key!r}")
-        scores[key] = _clamp10(float(value))
-    advice = data.get("advice", "")
-    if isinstance(advice, list):
-        advice = " ".join(str(a) for a in advice)
-    return Critique(critic, scores, str(advice).strip(), str(data.get("summary", "")).strip())
+parse_critique = critique_json.parse_critique  # lenient: see generators/critique_json.py
 
 
 # -- critics as the loop uses them ----------------------------------------------------------
@@ -298,9 +274,11 @@ class VLMCritic:
             )
         if result.outcome != "ok":  # no reply at all: the round waits for a rerun to critique it
             error = f"VLM critic {self.cfg.name}: {result.outcome} ({result.error or 'no detail'})"
+            if result.permanent:  # the same request shape will be refused every time
+                self.endpoints.disable(self.cfg, disabled_message(self.cfg, result.error))
             return Verdict(heuristic, measures, result.call_id, error=error)
         try:
-            critique = parse_critique(result.content, self.cfg.name)
+            critique = parse_critique(result.content or result.reasoning, self.cfg.name)
         except (ValueError, TypeError, AttributeError) as exc:
             note = f"(VLM critic {self.cfg.name} reply unusable: {exc}; heuristic critique used)"
             critique = Critique(
@@ -316,3 +294,13 @@ class VLMCritic:
             llm.image_part(png, "image/png"),
         ]
         return [{"role": "user", "content": parts}]
+
+
+def disabled_message(cfg: llm.ModelConfig, error: str | None) -> str:
+    """The one message a run prints for a critic that refused permanently."""
+    return (
+        f"critic {cfg.name} ({cfg.model} at {cfg.base_url}) was disabled for this run: "
+        f"{error or 'refused the request'}. Its rounds are kept as critic_error; fix the models"
+        f" file (e.g. accepts_images, model id) or choose another --critic, then rerun with"
+        f" --retry-failed."
+    )

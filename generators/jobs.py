@@ -7,6 +7,7 @@ from typing import Any
 
 from generators.analysis import PhotoAnalysis
 from refpool.contracts import Critique, Photo, Violation
+from refpool.defaults import ROUNDS
 
 # Outcomes that leave a round unfinished: a rerun tries it again (critic_error: only the
 # critique is redone, the program and its render are kept).
@@ -24,6 +25,7 @@ class Job:
     slot: int
     seed: int
     temperature: float | None = None
+    rounds: int = ROUNDS  # the chain's length, as the revise prompt states it
 
     def key(self, round_: int) -> str:
         """The job key of one round: a rerun finds the round's candidate and model calls by it."""

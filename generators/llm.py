@@ -1,106 +1,42 @@
-"""OpenAI-compatible endpoints declared as data, and one recorded, retried chat call.
+"""One recorded, retried chat call to an OpenAI-compatible endpoint.
 
-Models come from generators/models.json (presets), or from the file named by --models-file or
-$REFPOOL_MODELS. Keys are read from the environment variable the entry names and are never
-logged, stored or put into an error message. The `openai` package is imported lazily.
+Models are declared as data (generators/modelcfg.py). Every attempt is recorded with its
+outcome, and whatever a server sends (a cut-off body, an error carried by a 200, a slow drip of
+bytes) ends as one recorded call, never as an exception out of the run. The `openai` package
+is imported lazily; keys are never logged or stored.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import email.utils
 import json
 import os
 import random
-import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 from string import Template
 from typing import Any
 
+from generators.modelcfg import MODELS_ENV, ModelConfig, load_models
+from generators.replies import REFUSAL, ChatResult, classify, parse_body
 from refpool.contracts import ModelCall
 from refpool.store import Store, model_calls, sha256_bytes
 
-MODELS_ENV = "REFPOOL_MODELS"
-REFUSAL = re.compile(
-    r"\b(I can(?:no|')t help|I can(?:no|')t assist|I(?:'m| am) (?:sorry|unable)|I won't)\b", re.I
-)
-
-
-@dataclass(frozen=True)
-class ModelConfig:
-    name: str  # our handle, e.g. "glm-5.2"
-    model: str  # the endpoint's model id
-    base_url: str
-    key_env: str | None = "HF_TOKEN"
-    accepts_images: bool = False
-    temperatures: tuple[float, ...] = (0.6, 0.9, 1.1)
-    max_tokens: int = 2400
-    timeout_s: float = 180.0
-    concurrency: int = 4
-    price_in: float | None = None  # USD per million tokens
-    price_out: float | None = None
-    json_mode: bool = False  # send response_format=json_object to critics
-
-    def api_key(self) -> str:
-        if not self.key_env:
-            return "not-needed"  # local servers (vLLM, llama.cpp, Ollama) ignore it
-        key = os.environ.get(self.key_env)
-        if not key:
-            raise RuntimeError(
-                f"model {self.name!r} needs an API key in ${self.key_env}; export it, point"
-                f" --models-file at your own endpoints, or use --generator procedural"
-            )
-        return key
-
-    def cost(self, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
-        if self.price_in is None or self.price_out is None or prompt_tokens is None:
-            return None
-        return round(
-            (prompt_tokens * self.price_in + (completion_tokens or 0) * self.price_out) / 1e6, 6
-        )
-
-
-def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
-    """name -> ModelConfig from `path`, $REFPOOL_MODELS, or the shipped presets."""
-    path = path or os.environ.get(MODELS_ENV)
-    if path:
-        text = Path(path).read_text("utf-8")
-        where = str(path)
-    else:
-        text = resources.files("generators").joinpath("models.json").read_text("utf-8")
-        where = "generators/models.json"
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{where} is not valid JSON: {exc}") from None
-    entries = data.get("models", data)
-    # Unknown keys are ignored, so older files load (e.g. `roles`, which nothing reads any more).
-    models = {}
-    for name, entry in entries.items():
-        if name.startswith("_"):
-            continue
-        if "model" not in entry or "base_url" not in entry:
-            raise ValueError(f"{where}: model {name!r} needs at least 'model' and 'base_url'")
-        price = entry.get("price_per_mtok") or {}
-        models[name] = ModelConfig(
-            name=name,
-            model=entry["model"],
-            base_url=entry["base_url"],
-            key_env=entry.get("key_env", "HF_TOKEN"),
-            accepts_images=bool(entry.get("accepts_images", False)),
-            temperatures=tuple(entry.get("temperatures", (0.6, 0.9, 1.1))),
-            max_tokens=int(entry.get("max_tokens", 2400)),
-            timeout_s=float(entry.get("timeout_s", 180)),
-            concurrency=int(entry.get("concurrency", 4)),
-            price_in=price.get("input"),
-            price_out=price.get("output"),
-            json_mode=bool(entry.get("json_mode", False)),
-        )
-    return models
+__all__ = [
+    "MODELS_ENV",
+    "REFUSAL",
+    "ChatResult",
+    "Endpoints",
+    "ModelConfig",
+    "chat",
+    "classify",
+    "load_models",
+    "paid_reply",
+    "prompt",
+    "recorded_reply",
+]
 
 
 def prompt(name: str, **values: Any) -> str:
@@ -135,33 +71,39 @@ def redact_images(messages: list[dict]) -> list[dict]:
     return out
 
 
-@dataclass
-class ChatResult:
-    outcome: str  # ok | http_error | timeout (transport level; coders refine "ok")
-    content: str = ""
-    reasoning: str = ""
-    finish_reason: str | None = None
-    refusal: str | None = None
-    call_id: int | None = None
-    latency_ms: float = 0.0
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    error: str | None = None
-
-
 class Endpoints:
-    """Per-endpoint concurrency limits and lazily built async clients (one per base URL + key)."""
+    """Per-endpoint concurrency limits, lazily built async clients, and models disabled for
+    the run.
+
+    The limit belongs to the endpoint (its base_url): every model on it shares one semaphore,
+    sized by the lowest `concurrency` among the models registered for the run (and the run's
+    --concurrency).
+    """
 
     def __init__(self, max_concurrency: int | None = None) -> None:
         self.max_concurrency = max_concurrency  # a run's --concurrency caps every endpoint
+        self._limits: dict[str, int] = {}
         self._sems: dict[str, asyncio.Semaphore] = {}
         self._clients: dict[tuple[str, str], Any] = {}
+        self.disabled: dict[str, str] = {}  # model name -> why (a permanent error)
+
+    def register(self, cfg: ModelConfig) -> None:
+        """Declare a model before the run starts, so its endpoint's limit is the minimum."""
+        limit = min(cfg.concurrency, self.max_concurrency or cfg.concurrency)
+        self._limits[cfg.base_url] = min(limit, self._limits.get(cfg.base_url, limit))
+
+    def limit(self, cfg: ModelConfig) -> int:
+        if cfg.base_url not in self._limits:
+            self.register(cfg)
+        return max(1, self._limits[cfg.base_url])
 
     def semaphore(self, cfg: ModelConfig) -> asyncio.Semaphore:
         if cfg.base_url not in self._sems:
-            limit = min(cfg.concurrency, self.max_concurrency or cfg.concurrency)
-            self._sems[cfg.base_url] = asyncio.Semaphore(max(1, limit))
+            self._sems[cfg.base_url] = asyncio.Semaphore(self.limit(cfg))
         return self._sems[cfg.base_url]
+
+    def disable(self, cfg: ModelConfig, why: str) -> None:
+        self.disabled.setdefault(cfg.name, why)
 
     def client(self, cfg: ModelConfig) -> Any:
         try:
@@ -184,6 +126,10 @@ class Endpoints:
 
 
 RETRY_BASE_S = float(os.environ.get("REFPOOL_RETRY_BASE_S", "2.0"))
+MAX_RETRY_AFTER_S = 300.0  # a server asking for a longer wait than this is given up on
+RETRY_AFTER_MARGIN_S = 0.05  # so a timer's resolution never wakes us before the server said
+# 4xx statuses that waiting can cure; any other 4xx is permanent.
+TRANSIENT_4XX = frozenset({408, 409, 425, 429})
 
 
 async def chat(
@@ -198,11 +144,21 @@ async def chat(
     extra: dict | None = None,
     job_key: str | None = None,
 ) -> ChatResult:
-    """One chat completion with retries on 429/5xx/timeouts; every attempt is recorded."""
+    """One chat completion with retries on 429/5xx/timeouts/unusable bodies; every attempt is
+    recorded. `cfg.timeout_s` is the total deadline of each attempt, however the bytes drip.
+    A model disabled for the run (see `Endpoints.disable`) is not called at all."""
     import openai
 
-    params = {"temperature": temperature, "max_tokens": cfg.max_tokens, "timeout_s": cfg.timeout_s}
+    params: dict[str, Any] = {
+        "temperature": temperature,
+        "max_tokens": cfg.max_tokens,
+        "timeout_s": cfg.timeout_s,
+    }
     params |= extra or {}
+    if cfg.extra_body:
+        params["extra_body"] = cfg.extra_body
+    if cfg.headers:
+        params["headers"] = sorted(cfg.headers)  # names only: values may be credentials
     stored_messages = redact_images(messages)
     result = ChatResult(outcome="http_error")
     for attempt in range(1, max_attempts + 1):
@@ -210,50 +166,61 @@ async def chat(
         retry_after = None
         try:
             async with endpoints.semaphore(cfg):
+                if cfg.name in endpoints.disabled:  # disabled while this call waited its turn
+                    return _disabled(endpoints, cfg)
                 client = endpoints.client(cfg)
                 started = time.monotonic()
-                response = await client.chat.completions.create(
-                    model=cfg.model,
-                    messages=messages,
-                    temperature=temperature,
-                    max_tokens=cfg.max_tokens,
-                    timeout=cfg.timeout_s,
-                    **(extra or {}),
-                )
-            choice = response.choices[0] if response.choices else None
-            message = choice.message if choice else None
-            extras = (message.model_extra or {}) if message else {}
-            usage = response.usage
-            result = ChatResult(
-                outcome="ok",
-                content=(message.content or "") if message else "",
-                reasoning=str(extras.get("reasoning_content") or extras.get("reasoning") or ""),
-                finish_reason=choice.finish_reason if choice else None,
-                refusal=getattr(message, "refusal", None),
-                prompt_tokens=usage.prompt_tokens if usage else None,
-                completion_tokens=usage.completion_tokens if usage else None,
-            )
-        except openai.APITimeoutError:
+                async with asyncio.timeout(cfg.timeout_s):
+                    raw = await client.chat.completions.with_raw_response.create(
+                        model=cfg.model,
+                        messages=messages,
+                        temperature=temperature,
+                        max_tokens=cfg.max_tokens,
+                        timeout=cfg.timeout_s,
+                        extra_body=cfg.extra_body or None,
+                        extra_headers=cfg.headers or None,
+                        **(extra or {}),
+                    )
+                    body = raw.content
+            result = parse_body(body, raw.status_code)
+        except (TimeoutError, openai.APITimeoutError):
             result = ChatResult(outcome="timeout", error=f"no reply within {cfg.timeout_s:g} s")
         except openai.APIStatusError as exc:
-            result = ChatResult(outcome="http_error", error=_status_error(exc))
-            retry_after = _retry_after(exc)
-            if not (exc.status_code == 429 or exc.status_code >= 500):
-                attempt = max_attempts  # 4xx other than 429 will not get better by waiting
-        except openai.APIConnectionError as exc:
+            status = exc.status_code
+            permanent = 400 <= status < 500 and status not in TRANSIENT_4XX
             result = ChatResult(
-                outcome="http_error", error=f"connection failed: {type(exc).__name__}"
+                "http_error", error=_status_error(exc), http_status=status, permanent=permanent
             )
+            headers = exc.response.headers
+            retry_after = retry_after_s(headers.get("retry-after"))
+            if retry_after is None and headers.get("retry-after-ms"):
+                retry_after = (retry_after_s(headers.get("retry-after-ms")) or 0) / 1000
+        except openai.APIConnectionError as exc:
+            result = ChatResult("http_error", error=f"connection failed: {type(exc).__name__}")
+        except openai.APIError as exc:  # anything else the client raises: one failed call
+            result = ChatResult("http_error", error=f"{type(exc).__name__}: {exc}")
+        except (OSError, ValueError, LookupError) as exc:  # a transport the client left raw
+            result = ChatResult("http_error", error=f"{type(exc).__name__}: {exc}")
         except RuntimeError as exc:  # missing key: not retryable, not a paid call
-            result = ChatResult(outcome="http_error", error=str(exc))
-            attempt = max_attempts
+            return ChatResult(outcome="http_error", error=str(exc), permanent=True)
         result.latency_ms = round((time.monotonic() - started) * 1000, 1)
         result.call_id = _record(store, cfg, purpose, stored_messages, params, result, job_key)
-        if result.outcome == "ok" or attempt >= max_attempts:
+        if result.outcome == "ok" or result.permanent or attempt >= max_attempts:
             return result
-        delay = retry_after if retry_after is not None else RETRY_BASE_S * 2 ** (attempt - 1)
-        await asyncio.sleep(min(60.0, delay) * random.uniform(0.8, 1.2))
+        if retry_after is not None:
+            if retry_after > MAX_RETRY_AFTER_S:
+                result.error = f"{result.error} (asked to wait {retry_after:g} s: given up)"
+                return result
+            # never earlier than the server said; a little later, so retries do not bunch up
+            delay = retry_after * random.uniform(1.0, 1.1) + RETRY_AFTER_MARGIN_S
+        else:
+            delay = min(60.0, RETRY_BASE_S * 2 ** (attempt - 1)) * random.uniform(0.8, 1.2)
+        await asyncio.sleep(delay)
     return result
+
+
+def _disabled(endpoints: Endpoints, cfg: ModelConfig) -> ChatResult:
+    return ChatResult("http_error", error=endpoints.disabled[cfg.name], permanent=True)
 
 
 def _status_error(exc: Any) -> str:
@@ -262,15 +229,30 @@ def _status_error(exc: Any) -> str:
         body = json.dumps(exc.body)[:300] if exc.body is not None else ""
     except (TypeError, ValueError):
         body = ""
+    if not body:
+        try:
+            body = exc.response.text[:300]
+        except Exception:  # noqa: BLE001 - the status alone still says what happened
+            body = ""
     return f"HTTP {exc.status_code}: {body}".strip()
 
 
-def _retry_after(exc: Any) -> float | None:
-    try:
-        value = exc.response.headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (AttributeError, ValueError):
+def retry_after_s(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP-date."""
+    if value is None or not value.strip():
         return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds) if seconds == seconds else None  # NaN: ignore
 
 
 def _record(
@@ -282,6 +264,7 @@ def _record(
     result: ChatResult,
     job_key: str | None,
 ) -> int:
+    result.error = model_calls.scrub_secrets(result.error)  # also what the user is shown
     call = ModelCall(
         model=cfg.model,
         base_url=cfg.base_url,
@@ -299,6 +282,7 @@ def _record(
         job_key=job_key,
         finish_reason=result.finish_reason,
         refusal=result.refusal,
+        http_status=result.http_status,
     )
     return model_calls.save(store, call)
 
@@ -327,23 +311,5 @@ def _stored_result(call: ModelCall) -> ChatResult:
         refusal=call.refusal,
         call_id=call.id,
         error=call.error,
+        http_status=call.http_status,
     )
-
-
-def classify(result: ChatResult, extract: Callable[[str], str | None]) -> tuple[str, str | None]:
-    """(outcome, program) for a coder reply: ok, no_code, truncated, empty_reasoning, refusal."""
-    if result.outcome != "ok":
-        return result.outcome, None
-    content = result.content or ""
-    if not content.strip():
-        if result.reasoning.strip():
-            return "empty_reasoning", None
-        return ("truncated" if result.finish_reason == "length" else "no_code"), None
-    program = extract(content)
-    if program is None:
-        if result.refusal or REFUSAL.search(content):
-            return "refusal", None
-        return ("truncated" if result.finish_reason == "length" else "no_code"), None
-    if result.finish_reason == "length":
-        return "truncated", program  # keep it: the gate reports what is missing
-    return "ok", program

@@ -23,6 +23,7 @@ from refpool.seeds import derive_seed
 
 CANVAS = 600
 SHAPES = ("round", "pointed", "ruffled", "notched", "cupped")
+MAX_FILLS = 30  # petals, leaves, centre, accents and wash: the render cost of a program
 PAPERS = ("#f6efe2", "#f8f3ea", "#f3ede1", "#faf5ec", "#f5f0e6")
 
 
@@ -111,7 +112,8 @@ def plan_painting(analysis: PhotoAnalysis, seed: int, subject: str = "flower") -
     pale_flower = hex_to_oklab(main)[0] > 0.83
 
     many = analysis.petals >= 9 or (analysis.petal_confidence < 0.3 and rng.random() < 0.4)
-    shape = rng.choice(("pointed", "round") if many else SHAPES)
+    # many narrow petals (daisy-like) are pointed, rounded or notched at the tip
+    shape = rng.choice(("pointed", "round", "notched") if many else SHAPES)
     count = (
         rng.choice((10, 11, 12))
         if many
@@ -142,14 +144,16 @@ def plan_painting(analysis: PhotoAnalysis, seed: int, subject: str = "flower") -
             src = main if i < n_rings - 1 else second
             dl = (0.1 - 0.2 * t) if light_outside else (-0.08 + 0.18 * t)
             base = _shade(src, dl, chroma, hue_shift)
-        spread_full = 360 / count
+        # petals that stand apart (a daisy) make one full ring; the inner layer is sparser
+        ring_count = count if i == 0 or not analysis.separated_petals else count // 2 + 1
+        spread_full = 360 / ring_count
         rings.append(
             Ring(
                 colour=base,
                 opacity=int(rng.uniform(185, 215) + 10 * t),
                 reach=round(radius * (1.0 - 0.22 * i * rng.uniform(0.9, 1.2)), 1),
                 spread=round(spread_full * rng.uniform(0.42, 0.62) * (0.9 if many else 1.0), 1),
-                count=count,
+                count=ring_count,
                 offset=round(rng.uniform(0, 360) if i == 0 else (spread_full / 2) * (i % 2), 1),
                 curvature=round(rng.uniform(0.35, 0.75), 2),
                 bleed=round(rng.uniform(0.2, 0.3), 2),
@@ -175,6 +179,11 @@ def plan_painting(analysis: PhotoAnalysis, seed: int, subject: str = "flower") -
     wash = _mix(leafy[0], paper, 0.6) if pale_flower and leafy else None
     if pale_flower and not wash:
         wash = _mix("#9fb0c8", paper, 0.55)
+    centre_r = round(radius * rng.uniform(0.14, 0.24), 1)
+    accent = rng.choice(accent_choices)
+    dots = rng.choice((0, 3, 5, 7))
+    # every fill costs render time: accents give way first when the petals are many
+    dots = min(dots, max(0, MAX_FILLS - (n_rings * count + len(leaves) + 1 + bool(wash))))
     return Plan(
         seed=seed,
         subject=subject,
@@ -183,9 +192,9 @@ def plan_painting(analysis: PhotoAnalysis, seed: int, subject: str = "flower") -
         cy=round(cy, 1),
         rings=rings,
         centre=centre,
-        centre_r=round(radius * rng.uniform(0.14, 0.24), 1),
-        accent=rng.choice(accent_choices),
-        dots=rng.choice((0, 3, 5, 7)),
+        centre_r=centre_r,
+        accent=accent,
+        dots=dots,
         leaves=leaves,
         leaf_colour=leaf_colour,
         paper=paper,

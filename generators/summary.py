@@ -25,8 +25,9 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
             for call in calls
             if call.purpose == "coder" and keys.get(call.job_key or "") == name
         ]
-        failures = Counter(c.outcome for c in mine if c.outcome != "ok")
-        failures["gate"] = sum(1 for c in mine if c.outcome == "ok" and not c.accepted)
+        coded = ("ok", "reasoning_code")  # reasoning_code: the sketch came from the reasoning
+        failures = Counter(c.outcome for c in mine if c.outcome not in coded)
+        failures["gate"] = sum(1 for c in mine if c.outcome in coded and not c.accepted)
         by_round: dict[int, list[bool]] = defaultdict(list)
         for c in done:
             by_round[c.round].append(c.accepted)
@@ -46,6 +47,13 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
             },
             "mean_coverage": _mean_coverage(accepted),
             "failures": {k: v for k, v in sorted(failures.items()) if v},
+            "from_reasoning": sum(1 for c in mine if c.outcome == "reasoning_code"),
+            # a VLM critic's reply that could not be read: the heuristic critique stood in
+            "critic_fallbacks": sum(
+                1
+                for c in mine
+                if c.critic_call_id and c.critique is not None and c.critique.critic == "heuristic"
+            ),
         }
     return {"models": models, "photos": len({j.photo.id for j in jobs}), "rounds": rounds}
 
@@ -60,7 +68,7 @@ def format_summary(summary: dict[str, Any]) -> str:
     """The per-model table the CLI prints."""
     head = (
         f"{'model':<22}{'cands':>6}{'ok':>5}{'rej':>5}{'infra':>6}{'calls':>6}{'tokens':>9}"
-        f"  {'pass by round':<18}{'cov':>6}  failures"
+        f"  {'pass by round':<18}{'cov':>6}{'fallbk':>7}  failures"
     )
     lines = [head, "-" * len(head)]
     for name, m in summary["models"].items():
@@ -68,9 +76,12 @@ def format_summary(summary: dict[str, Any]) -> str:
         cov = f"{m['mean_coverage']:.2f}" if m["mean_coverage"] is not None else "-"
         tokens = m["prompt_tokens"] + m["completion_tokens"]
         fails = ", ".join(f"{k} {v}" for k, v in m["failures"].items()) or "-"
+        if m.get("from_reasoning"):
+            fails += f" (code from reasoning: {m['from_reasoning']})"
         lines.append(
             f"{name:<22}{m['candidates']:>6}{m['accepted']:>5}{m['rejected']:>5}"
-            f"{m['infra_errors']:>6}{m['calls']:>6}{tokens:>9}  {passes:<18}{cov:>6}  {fails}"
+            f"{m['infra_errors']:>6}{m['calls']:>6}{tokens:>9}  {passes:<18}{cov:>6}"
+            f"{m.get('critic_fallbacks', 0):>7}  {fails}"
         )
     total = sum(m["candidates"] for m in summary["models"].values())
     ok = sum(m["accepted"] for m in summary["models"].values())
@@ -78,7 +89,16 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"{total} candidates ({summary.get('new', 0)} new this run), {ok} accepted,"
         f" {summary['photos']} photo(s), {summary['rounds']} round(s), {summary.get('wall_s', 0)} s"
     )
+    if any(m.get("critic_fallbacks") for m in summary["models"].values()):
+        lines.append("fallbk: critic replies that could not be read (heuristic critique used)")
     return "\n".join(lines)
+
+
+def problems(summary: dict[str, Any]) -> list[str]:
+    """What stopped part of a run and needs the user: disabled models, chains a bug stopped."""
+    out = list(summary.get("disabled", {}).values())
+    out += [f"a chain stopped on an unexpected error: {e}" for e in summary.get("chain_errors", [])]
+    return out
 
 
 def list_candidates(store: Store) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections import Counter
 
 from refpool.defaults import DUP_THRESHOLD, LOVE_FRACTION, TARGET_POOL_SIZE
 from refpool.store import Store
@@ -43,10 +44,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     b.add_argument(
         "--dup-threshold",
-        type=int,
+        type=float,
         default=None,
-        help="perceptual-hash (dHash) distance at or below which two images are near-duplicates"
-        " (default: calibrated)",
+        help="similarity distance (0..100: colour, layout, texture) at or below which two images"
+        f" are near-duplicates (default {DUP_THRESHOLD}, from `python -m pool.calibrate`)",
+    )
+    b.add_argument(
+        "--mix",
+        default=None,
+        help="tier shares, e.g. love=0.5,okay=0.5,rung=0 (okay takes what is left; rung is the"
+        " band `pool calibrate` found the policy wins 25-75%% against). Overrides --love-fraction",
     )
     b.add_argument("--json", action="store_true", help="print the whole draft as JSON")
     b.add_argument("--verbose", "-v", action="store_true", help="list every left-out candidate")
@@ -106,15 +113,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     rep.add_argument(
         "--dup-threshold",
-        type=int,
+        type=float,
         default=None,
-        help="near-duplicate perceptual-hash (dHash) distance",
+        help=f"near-duplicate similarity distance, 0..100 (default {DUP_THRESHOLD})",
     )
     rep.set_defaults(func=cmd_report)
 
-    e = sub.add_parser("export", help="write a released version in the Hugging Face Hub layout")
-    e.add_argument("--out", required=True, help="folder to write README.md and data/*.parquet into")
+    e = sub.add_parser(
+        "export",
+        help="write a released version as a release: images/, sources/, metadata.jsonl,"
+        " photo_attribution.json, README.md",
+    )
+    e.add_argument("--out", required=True, help="folder to write the release into (replaced)")
     e.add_argument("--version", default="latest", help="released version (default latest)")
+    e.add_argument("--repo", default=None, help="OWNER/NAME for the card's load snippets")
+    e.add_argument("--verbose", "-v", action="store_true", help="list every file")
     e.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
@@ -129,7 +142,41 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--endpoint", default=None, help="Hub URL (default $HF_ENDPOINT or huggingface.co)"
     )
+    p.add_argument("--verbose", "-v", action="store_true", help="list every file of the release")
+    p.add_argument(
+        "--force-tag",
+        action="store_true",
+        help="move an existing vX.Y.Z tag that names other contents (environments pinned to it"
+        " will change)",
+    )
     p.set_defaults(func=cmd_publish)
+
+    from pool import ladder_cli  # calibrate, judge-agreement, score: the pool as a reward
+
+    ladder_cli.register(sub, psub)
+
+
+def parse_mix(mix: str | None, love_fraction: float) -> tuple[float, float]:
+    """`love=0.5,okay=0.3,rung=0.2` -> (love share, rung share); okay is what is left."""
+    from pool.selection import SelectionError
+
+    if not mix:
+        return love_fraction, 0.0
+    shares: dict[str, float] = {}
+    for part in mix.split(","):
+        name, _, value = part.partition("=")
+        name = name.strip()
+        if name not in ("love", "okay", "rung"):
+            raise SelectionError(f"--mix: unknown tier {name!r}; use love, okay and rung")
+        try:
+            shares[name] = float(value)
+        except ValueError:
+            raise SelectionError(f"--mix: {part!r} is not TIER=SHARE, e.g. love=0.5") from None
+    love, rung = shares.get("love", love_fraction), shares.get("rung", 0.0)
+    okay = shares.get("okay", 1.0 - love - rung)
+    if min(love, okay, rung) < 0 or abs(love + okay + rung - 1.0) > 1e-6:
+        raise SelectionError(f"--mix: the shares must be >= 0 and add up to 1 (got {mix})")
+    return love, rung
 
 
 def cmd_build(args: argparse.Namespace) -> int:
@@ -137,12 +184,14 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     store = Store.open()
     try:
+        love_fraction, rung_fraction = parse_mix(args.mix, args.love_fraction)
         draft = build_pool(
             store,
             target=args.target,
             max_per_photo=args.max_per_photo,
             max_per_model=args.max_per_model,
-            love_fraction=args.love_fraction,
+            love_fraction=love_fraction,
+            rung_fraction=rung_fraction,
             dup_threshold=DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold,
             progress=True,
         )
@@ -170,9 +219,11 @@ def cmd_release(args: argparse.Namespace) -> int:
         pv = release(Store.open(), version=args.version, bump=args.bump, notes=args.notes)
     except VersionError as exc:
         return _fail(str(exc))
-    love = sum(1 for t in pv.tiers.values() if t == "love")
-    n = len(pv.candidate_ids)
-    print(f"released {pv.version}: {n} references (love {love}, okay {n - love})")
+    counts = Counter(pv.tiers.values())
+    shown = ", ".join(
+        f"{t} {counts[t]}" for t in ("love", "okay", "rung") if counts[t] or t != "rung"
+    )
+    print(f"released {pv.version}: {len(pv.candidate_ids)} references ({shown})")
     return 0
 
 
@@ -250,15 +301,21 @@ def cmd_report(args: argparse.Namespace) -> int:
         f" hue entropy {mt['hue']['entropy_bits']} bits,"
         f" {mt['near_duplicates']['n_clusters']} near-duplicate clusters"
     )
+    every = mt.get("all_candidates")
+    if every and every["n_candidates"]:
+        print(
+            f"among all {every['n_candidates']} candidates: {every['n_clusters']} near-duplicate"
+            f" clusters holding {every['n_images']} ({every['share_of_candidates']:.0%})"
+        )
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from pool.export import ExportError, export_version
+    from pool.export import ExportError, describe_files, export_version
     from pool.versions import VersionError
 
     try:
-        result = export_version(Store.open(), args.out, args.version)
+        result = export_version(Store.open(), args.out, args.version, repo_id=args.repo)
     except (ExportError, VersionError, FileNotFoundError) as exc:
         return _fail(str(exc))
     total = sum(size for _, size in result.files)
@@ -266,6 +323,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         f"exported {result.version}: {result.rows} rows, licence {result.licence},"
         f" {len(result.files)} files, {total:,d} bytes in {result.out_dir}"
     )
+    print("\n".join(describe_files(result.files, args.verbose)))
     return 0
 
 
@@ -282,15 +340,19 @@ def cmd_publish(args: argparse.Namespace) -> int:
             private=args.private,
             dry_run=args.dry_run,
             endpoint=args.endpoint,
+            force_tag=args.force_tag,
         )
     except (PublishError, ExportError, VersionError) as exc:
         return _fail(str(exc))
     if isinstance(result, PublishPlan):
-        print("dry run, nothing uploaded:\n" + result.summary())
+        print("dry run, nothing uploaded:\n" + result.summary(args.verbose))
         return 0
-    print(result.plan.summary())
-    print(
-        f"published {result.plan.version} to {result.plan.repo_id}:"
-        f" commit {result.commit_oid[:12]}, tag {result.tag}\n{result.commit_url}"
-    )
+    print(result.plan.summary(args.verbose))
+    if not result.tagged:
+        done = f"already published: tag {result.tag} names commit {result.commit_oid[:12]}"
+    elif not result.committed:
+        done = f"the release was already committed; tagged {result.tag}"
+    else:
+        done = f"published: commit {result.commit_oid[:12]}, tag {result.tag}"
+    print(f"{result.plan.version} on {result.plan.repo_id}, {done}\n{result.commit_url}")
     return 0

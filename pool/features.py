@@ -23,11 +23,12 @@ import numpy as np
 from PIL import Image
 from tqdm import tqdm
 
+from pool import similarity
 from pool.metrics import hex_colour
 from refpool.store import Store
 from renderer.gate import paint_mask
 
-FEATURE_VERSION = 2  # 2: dHash replaced pHash (see pool/calibrate.py)
+FEATURE_VERSION = 3  # 2: dHash replaced pHash; 3: the similarity signature (pool/similarity.py)
 HUE_BINS = 36  # 10 degrees each
 RGB_LEVELS = 8  # 8 x 8 x 8 colour histogram bins; one more bin for "no paint at all"
 COLOUR_BINS = RGB_LEVELS**3 + 1
@@ -44,6 +45,7 @@ class ImageFeatures:
     colour_hist: np.ndarray  # float32[COLOUR_BINS], share of paint pixels
     palette: list[tuple[str, float]]  # up to 5 (hex, share of paint)
     thumb: bytes  # JPEG
+    signature: similarity.Signature  # colour, layout, texture: what near-duplicates compare
 
     @property
     def saturated_share(self) -> float:
@@ -66,8 +68,8 @@ def compute_features(png: bytes | Path, png_sha: str = "") -> ImageFeatures:
     # Work on a reduced copy: 64 px keeps hue/colour shares and is ~50x cheaper than 600 px.
     factor = max(1, min(img.size) // 128)
     reduced = img.reduce(factor) if factor > 1 else img
-    # dHash, not pHash: on re-rendered paintings pHash moved 6-26 bits between seeds of one
-    # program, as far as between programs; dHash keeps seeds <= 13 and programs >= 18 apart.
+    # Kept for comparison (pool/calibrate.py measures it beside the signature): near-duplicates
+    # use the signature, since on paintings the hash sees mostly paper and a centred blob.
     phash = int(str(imagehash.dhash(reduced)), 16)
     # Sample (not average) pixels: averaging would invent mixed colours at every edge.
     small = img.resize((64, 64), Image.Resampling.NEAREST)
@@ -101,7 +103,8 @@ def compute_features(png: bytes | Path, png_sha: str = "") -> ImageFeatures:
     thumb_img.thumbnail((THUMB_PX, THUMB_PX))
     buf = io.BytesIO()
     thumb_img.save(buf, "JPEG", quality=82)
-    return ImageFeatures(png_sha, phash, hue_hist, colour_hist, palette, buf.getvalue())
+    sig = similarity.signature(img)
+    return ImageFeatures(png_sha, phash, hue_hist, colour_hist, palette, buf.getvalue(), sig)
 
 
 def _compute_from_path(args: tuple[str, str]) -> ImageFeatures:
@@ -117,6 +120,7 @@ def _from_row(row: sqlite3.Row) -> ImageFeatures:
         colour_hist=np.frombuffer(row["colour_hist"], dtype=np.float32),
         palette=[(str(c), float(s)) for c, s in json.loads(row["palette"])],
         thumb=bytes(row["thumb"]),
+        signature=similarity.Signature.from_bytes(bytes(row["signature"])),
     )
 
 
@@ -130,21 +134,26 @@ def _save(store: Store, feats: list[ImageFeatures]) -> None:
             f.colour_hist.astype(np.float32).tobytes(),
             json.dumps(f.palette),
             f.thumb,
+            f.signature.to_bytes(),
         )
         for f in feats
     ]
     with store.transaction() as db:
         db.executemany(
             "INSERT OR REPLACE INTO image_features"
-            " (png_sha, version, phash, hue_hist, colour_hist, palette, thumb)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            " (png_sha, version, phash, hue_hist, colour_hist, palette, thumb, signature)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
 
 
-def has_cached_features(store: Store, png_sha: str) -> bool:
-    """Whether any features of this PNG were ever cached (of any FEATURE_VERSION)."""
-    return bool(store.query("SELECT 1 FROM image_features WHERE png_sha = ?", (png_sha,)))
+def measurable(store: Store, png_sha: str) -> bool:
+    """Whether features of this PNG can be had now: its file exists, or they are cached at the
+    current FEATURE_VERSION."""
+    if store.png_path(png_sha).exists():
+        return True
+    sql = "SELECT 1 FROM image_features WHERE png_sha = ? AND version = ?"
+    return bool(store.query(sql, (png_sha, FEATURE_VERSION)))
 
 
 def load_features(

@@ -1,7 +1,7 @@
 """Diversity metrics over a set of images: pure functions on arrays, no store access.
 
-* Perceptual-hash distances: Hamming distance between 64-bit perceptual hashes
-  (imagehash dHash; 0 = same picture).
+* Near-duplicate distance: pool/similarity.py (colour, layout, texture; 0..100, 0 = the
+  same picture). Perceptual-hash (dHash) Hamming distances remain for the hash Vendi score.
 * Vendi score (Friedman & Dieng 2023): exp of the Shannon entropy of the eigenvalues of K/n,
   for a similarity kernel K with unit diagonal. It reads as "the effective number of distinct
   images": n identical images score 1, n mutually orthogonal ones score n.
@@ -82,33 +82,44 @@ def hue_coverage(hist: np.ndarray, min_share: float = HUE_MIN_SHARE) -> float:
     return float(((hist / total) >= min_share).sum() / len(hist))
 
 
-def distance_histogram(distances: np.ndarray) -> list[int]:
-    """Counts of each pairwise distance 0..64 over the upper triangle (each pair once)."""
+def distance_histogram(distances: np.ndarray, top: float = 100, bins: int = 50) -> list[int]:
+    """Counts of pairwise distances in `bins` equal bins over 0..top, each pair once."""
     n = distances.shape[0]
     if n < 2:
-        return [0] * (HASH_BITS + 1)
+        return [0] * bins
     upper = distances[np.triu_indices(n, k=1)]
-    return np.bincount(upper, minlength=HASH_BITS + 1).tolist()
+    return np.histogram(np.clip(upper, 0, top), bins=bins, range=(0, top))[0].tolist()
 
 
-def near_duplicate_clusters(distances: np.ndarray, threshold: int) -> list[list[int]]:
-    """Groups (size >= 2) of images within `threshold` of a leader image, as index lists.
+def near_duplicate_clusters(distances: np.ndarray, threshold: float) -> list[list[int]]:
+    """Groups (size >= 2) of images all within `threshold` of each other, as index lists.
 
-    Leader clustering, not connected components: a chain of small steps (round 0 -> 1 -> 2 of
-    many chains) would join everything into one meaningless component. Here every member is
-    within the threshold of its leader; the leader is the image with the most near neighbours.
+    Complete linkage, grown greedily: single linkage (connected components) lets a chain of
+    small steps (a -> b -> c ...) join paintings that share nothing into one cluster. Here the
+    seed is the image with the most near neighbours, its neighbours join nearest first, and an
+    image joins only if it is within the threshold of every member already in.
     """
     near = distances <= threshold
     np.fill_diagonal(near, False)
     unassigned = np.ones(distances.shape[0], bool)
+    # near neighbours still unassigned, kept up to date as clusters form (not recounted: O(n^2))
+    open_neighbours = near.sum(axis=1)
     clusters = []
     while True:
-        counts = (near & unassigned[None, :]).sum(axis=1) * unassigned
-        leader = int(counts.argmax())
-        if counts[leader] == 0:
+        counts = open_neighbours * unassigned
+        seed = int(counts.argmax())
+        if counts[seed] == 0:
             break
-        members = [leader, *np.nonzero(near[leader] & unassigned)[0].tolist()]
+        members = [seed]
+        candidates = np.nonzero(near[seed] & unassigned)[0]
+        for j in sorted(candidates.tolist(), key=lambda j: (distances[seed, j], j)):
+            if all(near[j, k] for k in members):
+                members.append(j)
+        if len(members) < 2:  # cannot happen (the seed has a near neighbour); guards the loop
+            unassigned[seed] = False
+            continue
         unassigned[members] = False
+        open_neighbours = open_neighbours - near[:, members].sum(axis=1)
         clusters.append(sorted(members))
     return sorted(clusters, key=lambda g: (-len(g), g[0]))
 

@@ -68,3 +68,51 @@ def scrub(config: object) -> object:
     if isinstance(config, list):
         return [scrub(v) for v in config]
     return config
+
+
+# Licence codes as the published pool spells them (cc-by, cc-by-sa, cc0), per photo licence.
+PHOTO_LICENCE_CODE = {"CC-BY": "cc-by", "CC-BY-SA": "cc-by-sa", "CC0": "cc0", "PD": "pd"}
+# A painting's licence follows its photo: derivatives of BY-SA must stay BY-SA; BY needs credit.
+ROW_LICENCE = {"CC-BY-SA": "cc-by-sa", "CC-BY": "cc-by", "CC0": "cc0", "PD": "cc0"}
+ROW_LICENCE_URL = {
+    "cc-by": "https://creativecommons.org/licenses/by/4.0/",
+    "cc-by-sa": "https://creativecommons.org/licenses/by-sa/4.0/",
+    "cc0": "https://creativecommons.org/publicdomain/zero/1.0/",
+}
+ROW_LICENCE_NAME = {"cc-by": "CC BY 4.0", "cc-by-sa": "CC BY-SA 4.0", "cc0": "CC0 1.0"}
+# The Hub's `license:` identifiers, least restrictive first.
+HUB_LICENCE = {"cc0": "cc0-1.0", "cc-by": "cc-by-4.0", "cc-by-sa": "cc-by-sa-4.0"}
+
+
+def photo_licence_url(photo: Photo) -> str:
+    """The deed of the photo's own licence (its version, 4.0 when none was recorded)."""
+    version = photo.licence_version.strip() or "4.0"
+    if photo.licence == "CC-BY":
+        return f"https://creativecommons.org/licenses/by/{version}/"
+    if photo.licence == "CC-BY-SA":
+        return f"https://creativecommons.org/licenses/by-sa/{version}/"
+    if photo.licence == "CC0":
+        return "https://creativecommons.org/publicdomain/zero/1.0/"
+    return "https://creativecommons.org/publicdomain/mark/1.0/"
+
+
+def photo_licence_name(photo: Photo) -> str:
+    """ "CC BY 2.0", "CC BY-SA 4.0", "CC0 1.0" or "Public Domain", as a credit line spells it."""
+    if photo.licence == "PD":
+        return "Public Domain"
+    if photo.licence == "CC0":
+        return "CC0 1.0"
+    version = photo.licence_version.strip()
+    name = photo.licence.replace("CC-", "CC ", 1)
+    return f"{name} {version}".strip()
+
+
+def adapted_from(photo: Photo) -> str:
+    """The credit a painting carries: a derived work, adapted from its reference photo."""
+    row = ROW_LICENCE[photo.licence]
+    return (
+        f'Watercolour painting adapted from the photo "{photo.file_name}" by {photo.author}'
+        f" ({photo.source_url}), licensed {photo_licence_name(photo)}"
+        f" ({photo_licence_url(photo)}). The painting is licensed {ROW_LICENCE_NAME[row]}"
+        f" ({ROW_LICENCE_URL[row]})."
+    )

@@ -7,8 +7,6 @@ same numbers as JSON). Everything user-supplied (photo names, model ids) is esca
 from __future__ import annotations
 
 import base64
-import colorsys
-import html
 import json
 import math
 from dataclasses import dataclass
@@ -16,13 +14,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pool.analysis import PoolMetrics, analyse, headline
+from pool.analysis import HEADLINE_NOTES, PoolMetrics, analyse, headline
+from pool.charts import bar_chart, esc, histogram, hue_wheel, swatches, tier_table
+from pool.dupes import CandidateClusters, candidate_clusters
+from pool.reward_view import reward_section
 from pool.versions import VersionDiff, diff_tiers
+from refpool.contracts import Candidate
 from refpool.defaults import DUP_THRESHOLD
 from refpool.store import Store
 
 THUMBS_PER_TIER = 60
 THUMBS_PER_DIFF = 30
+MAX_CANDIDATE_CLUSTERS = 40
 
 
 @dataclass
@@ -32,114 +35,22 @@ class ReportResult:
     metrics: dict[str, Any]
 
 
-def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
-
-
-def bar_chart(title: str, counts: dict[str, int], width: int = 420) -> str:
-    """Horizontal bars, one per label."""
-    if not counts:
-        return f"<figure><figcaption>{_e(title)}</figcaption><p>none</p></figure>"
-    row, label_w = 18, 150
-    top = max(counts.values())
-    h = row * len(counts) + 6
-    parts = [f'<svg width="{width}" height="{h}" role="img" aria-label="{_e(title)}">']
-    for i, (label, n) in enumerate(counts.items()):
-        y = i * row + 3
-        w = (width - label_w - 40) * n / top
-        parts.append(
-            f'<text x="{label_w - 6}" y="{y + 12}" text-anchor="end">{_e(str(label)[:22])}</text>'
-            f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{row - 4}" fill="#6a8caf"/>'
-            f'<text x="{label_w + w + 4:.1f}" y="{y + 12}">{n}</text>'
-        )
-    parts.append("</svg>")
-    return f"<figure><figcaption>{_e(title)}</figcaption>{''.join(parts)}</figure>"
-
-
-def histogram(
-    title: str,
-    counts: list[int],
-    x_labels: list[str],
-    marks: list[tuple[float, str, str]],
-    band: tuple[float, float] | None = None,
-    width: int = 640,
-    height: int = 160,
-) -> str:
-    """Vertical bars; `marks` are (bin position, colour, label) lines; `band` shades a bin range."""
-    n = len(counts)
-    top = max(counts) if counts and max(counts) > 0 else 1
-    bw = (width - 40) / max(n, 1)
-    parts = [f'<svg width="{width}" height="{height + 30}" role="img" aria-label="{_e(title)}">']
-    if band:
-        parts.append(
-            f'<rect x="{30 + band[0] * bw:.1f}" y="0" width="{(band[1] - band[0]) * bw:.1f}"'
-            f' height="{height}" fill="#f3e3b5"/>'
-        )
-    for i, c in enumerate(counts):
-        h = height * c / top
-        parts.append(
-            f'<rect x="{30 + i * bw:.1f}" y="{height - h:.1f}" width="{max(bw - 1, 1):.1f}"'
-            f' height="{h:.1f}" fill="#6a8caf"><title>{_e(x_labels[i])}: {c}</title></rect>'
-        )
-    for k, (pos, colour, label) in enumerate(marks):
-        x = 30 + pos * bw
-        parts.append(
-            f'<line x1="{x:.1f}" x2="{x:.1f}" y1="0" y2="{height}" stroke="{colour}"'
-            f' stroke-width="2"/><text x="{x + 3:.1f}" y="{12 + 14 * k}"'
-            f' fill="{colour}">{_e(label)}</text>'
-        )
-    step = max(1, n // 8)
-    for i in range(0, n, step):
-        parts.append(f'<text x="{30 + i * bw:.1f}" y="{height + 16}">{_e(x_labels[i])}</text>')
-    parts.append(f'<text x="0" y="12">{top}</text></svg>')
-    return f"<figure><figcaption>{_e(title)}</figcaption>{''.join(parts)}</figure>"
-
-
-def hue_wheel(shares: list[float], size: int = 220) -> str:
-    """36 wedges coloured by hue; a wedge's radius grows with the share of saturated pixels."""
-    c, r_max = size / 2, size / 2 - 4
-    top = max(shares) if shares and max(shares) > 0 else 1
-    parts = [
-        f'<svg width="{size}" height="{size}" role="img" aria-label="hue wheel">',
-        f'<circle cx="{c}" cy="{c}" r="{r_max}" fill="none" stroke="#ccc"/>',
-    ]
-    n = len(shares)
-    for i, s in enumerate(shares):
-        if s <= 0:
-            continue
-        r = r_max * math.sqrt(s / top)
-        a0, a1 = 2 * math.pi * i / n, 2 * math.pi * (i + 1) / n
-        x0, y0 = c + r * math.cos(a0), c - r * math.sin(a0)
-        x1, y1 = c + r * math.cos(a1), c - r * math.sin(a1)
-        rgb = colorsys.hsv_to_rgb((i + 0.5) / n, 0.85, 0.9)
-        fill = "#{:02x}{:02x}{:02x}".format(*(int(v * 255) for v in rgb))
-        parts.append(
-            f'<path d="M{c},{c} L{x0:.1f},{y0:.1f} A{r:.1f},{r:.1f} 0 0,0 {x1:.1f},{y1:.1f} Z"'
-            f' fill="{fill}"><title>{i * 10}-{i * 10 + 10} deg: {s:.1%}</title></path>'
-        )
-    parts.append("</svg>")
-    return "".join(parts)
-
-
 def _share(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.0%}"
 
 
-def swatches(palette: list[tuple[str, float]]) -> str:
-    return "".join(
-        f'<span class="sw" style="background:{_e(c)}" title="{_e(c)} {s:.1%}"></span>'
-        for c, s in palette
+def _figure(thumb: bytes, cid: int, c: Candidate, note: str) -> str:
+    data = base64.b64encode(thumb).decode()
+    cap = f"#{cid} {c.generator} r{c.round}" + (f" · {note}" if note else "")
+    return (
+        f'<figure class="th"><img src="data:image/jpeg;base64,{data}" alt="candidate {cid}">'
+        f"<figcaption>{esc(cap)}</figcaption></figure>"
     )
 
 
 def _thumb(a: PoolMetrics, cid: int, note: str = "") -> str:
-    data = base64.b64encode(a.features[cid].thumb).decode()
-    c = a.entries[cid].candidate
-    cap = f"#{cid} {a.tiers[cid]} · {c.generator} r{c.round}" + (f" · {note}" if note else "")
-    return (
-        f'<figure class="th"><img src="data:image/jpeg;base64,{data}" alt="candidate {cid}">'
-        f"<figcaption>{_e(cap)}</figcaption></figure>"
-    )
+    tier = a.tiers[cid] + (f" · {note}" if note else "")
+    return _figure(a.features[cid].thumb, cid, a.entries[cid].candidate, tier)
 
 
 def _headline_table(
@@ -148,7 +59,7 @@ def _headline_table(
     rows = []
     theirs = dict(headline(other)) if other else {}
     for name, value in headline(metrics):
-        cells = f"<td>{_e(name)}</td><td>{_e(value)}</td>"
+        cells = f"<td>{esc(name)}</td><td>{esc(value)}</td>"
         if other:
             o = theirs.get(name)
             delta = (
@@ -156,12 +67,13 @@ def _headline_table(
                 if isinstance(value, (int, float)) and isinstance(o, (int, float))
                 else ""
             )
-            cells += f"<td>{_e(o)}</td><td>{_e(delta)}</td>"
+            cells += f"<td>{esc(o)}</td><td>{esc(delta)}</td>"
+        cells += f"<td class='note'>{esc(HEADLINE_NOTES.get(name, ''))}</td>"
         rows.append(f"<tr>{cells}</tr>")
     head = (
         "<tr><th>metric</th><th>this</th>"
-        + (f"<th>{_e(other_label)}</th><th>change</th>" if other else "")
-        + "</tr>"
+        + (f"<th>{esc(other_label)}</th><th>change</th>" if other else "")
+        + "<th>what it means</th></tr>"
     )
     return f"<table>{head}{''.join(rows)}</table>"
 
@@ -174,59 +86,114 @@ figcaption{font-weight:600;margin-bottom:4px}svg text{font-size:11px}
 table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
 .sw{display:inline-block;width:28px;height:28px;margin:1px;border:1px solid #0002}
 .th{width:104px;margin:2px}.th img{width:96px;height:96px;object-fit:cover}
-.th figcaption{font-weight:400;font-size:10px}.cluster{margin:6px 0;padding:4px;background:#f6f6f6}
+.th figcaption{font-weight:400;font-size:10px}.note{color:#555;font-size:12px}.cluster{margin:6px 0;padding:4px;background:#f6f6f6}
 """
 
 
+def _all_candidates(everyone: CandidateClusters, in_pool: set[int]) -> str:
+    """Clusters over every candidate, each member marked in or out of this selection."""
+    g = everyone.to_dict(in_pool)
+    parts = [
+        f"<h2>Near-duplicate clusters among all candidates ({g['n_clusters']})</h2>",
+        f"<p>Over all {g['n_candidates']} candidates with an image, not only this selection"
+        f" (where <code>pool build</code> has already left near-duplicates out):"
+        f" {g['n_images']} candidates ({_share(g['share_of_candidates'])}) sit in"
+        f" {g['n_clusters']} clusters whose members are all within {g['threshold']} of each"
+        " other. A cluster is one picture painted several times (other seeds, revisions);"
+        " <b>in pool</b> marks the member this selection kept.</p>",
+    ]
+    for group in everyone.clusters[:MAX_CANDIDATE_CLUSTERS]:
+        thumbs = []
+        for c in group[:12]:
+            e = everyone.entries[c]
+            note = f"{e.tier or 'unrated'} · nearest d={everyone.nearest[c]}"
+            note += " · in pool" if c in in_pool else ""
+            thumbs.append(_figure(everyone.features[c].thumb, c, e.candidate, note))
+        parts.append(f'<div class="cluster">{"".join(thumbs)}</div>')
+    if len(everyone.clusters) > MAX_CANDIDATE_CLUSTERS:
+        parts.append(f"<p>{len(everyone.clusters) - MAX_CANDIDATE_CLUSTERS} more not shown.</p>")
+    return "".join(parts)
+
+
 def render_html(
-    a: PoolMetrics, compare: PoolMetrics | None = None, diff: VersionDiff | None = None
+    a: PoolMetrics,
+    compare: PoolMetrics | None = None,
+    diff: VersionDiff | None = None,
+    everyone: CandidateClusters | None = None,
+    reward: str = "",
 ) -> str:
     mt = a.metrics
-    ph = mt["phash"]
+    dist = mt["distance"]
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>refpool report: {_e(a.label)}</title>",
+        f"<title>refpool report: {esc(a.label)}</title>",
         f"<style>{CSS}</style></head><body>",
-        f"<h1>Diversity report: {_e(a.label)}</h1>",
+        f"<h1>Diversity report: {esc(a.label)}</h1>",
         f"<p>{mt['n']} images · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC ·"
-        f" near-duplicate threshold: dHash distance ≤ {ph['threshold']}</p>",
+        f" near-duplicate threshold: distance ≤ {dist['threshold']} of 100 (colour, layout,"
+        " texture)</p>",
         "<h2>Summary</h2>",
         _headline_table(mt, compare.metrics if compare else None, compare.label if compare else ""),
     ]
+    n = mt["n"]
     parts.append("<h2>Counts</h2>")
+    parts.append(
+        "<p>How many images come from each tier, model, round and photo, and what share of the"
+        " selection each is: a pool leaning on one photo or one model teaches its quirks.</p>"
+    )
     for key, title in (
         ("tier", "by tier"),
         ("model", "by model"),
         ("round", "by round"),
         ("photo", "by photo"),
     ):
-        parts.append(bar_chart(title, mt["counts"][key]))
+        parts.append(bar_chart(title, mt["counts"][key], total=n))
+    parts.append(
+        "<p>Tier by photo and tier by model: whether love and okay come from the same photos"
+        " and models, or one tier is one model's work.</p>"
+    )
+    parts.append(tier_table("tier × photo", mt["tier_by"]["photo"]))
+    parts.append(tier_table("tier × model", mt["tier_by"]["model"]))
 
-    parts.append("<h2>Perceptual-hash distances</h2>")
+    parts.append("<h2>Near-duplicate distances</h2>")
+    parts.append(
+        f"<p>{esc(HEADLINE_NOTES['median distance'])}. Two images at or below the threshold"
+        f" ({dist['threshold']}, calibrated with <code>python -m pool.calibrate</code>) are"
+        " near-duplicates.</p>"
+    )
+    width = 100 / len(dist["histogram"])
     parts.append(
         histogram(
-            f"pairwise perceptual-hash (dHash) distances (median {ph['median']}, min {ph['min']})",
-            ph["histogram"],
-            [str(i) for i in range(65)],
-            [(ph["threshold"] + 1, "#c0392b", f"threshold {ph['threshold']}")],
+            f"pairwise distances (median {dist['median']}, min {dist['min']};"
+            f" {dist['pairs_within_threshold']} pairs within the threshold)",
+            dist["histogram"],
+            [f"{i * width:g}" for i in range(len(dist["histogram"]))],
+            [(dist["threshold"] / width, "#c0392b", f"threshold {dist['threshold']}")],
         )
     )
     clusters = mt["near_duplicates"]["clusters"]
-    parts.append(f"<h2>Near-duplicate clusters ({len(clusters)})</h2>")
+    parts.append(f"<h2>Near-duplicate clusters in this selection ({len(clusters)})</h2>")
+    parts.append(f"<p>{esc(HEADLINE_NOTES['near-duplicate clusters'])}.</p>")
     if not clusters:
         parts.append("<p>None: no two images are within the threshold.</p>")
     index = {c: i for i, c in enumerate(a.ids)}
     for group in clusters[:40]:
         rows = [index[c] for c in group]
 
-        def nearest(c: int, rows: list[int] = rows) -> int:  # distance to its closest cluster mate
-            return min(int(a.distances[index[c], j]) for j in rows if j != index[c])
+        def nearest(c: int, rows: list[int] = rows) -> float:  # to its closest cluster mate
+            return min(float(a.distances[index[c], j]) for j in rows if j != index[c])
 
-        thumbs = "".join(_thumb(a, c, f"nearest d={nearest(c)}") for c in group[:12])
+        thumbs = "".join(_thumb(a, c, f"nearest d={nearest(c):.1f}") for c in group[:12])
         parts.append(f'<div class="cluster">{thumbs}</div>')
+    if everyone is not None:
+        parts.append(_all_candidates(everyone, set(a.ids)))
 
     hue = mt["hue"]
     parts.append("<h2>Colour</h2>")
+    parts.append(
+        f"<p>Hue entropy: {esc(HEADLINE_NOTES['hue entropy (bits)'])}. Hue coverage:"
+        f" {esc(HEADLINE_NOTES['hue coverage'])}. A wedge's radius grows with its share.</p>"
+    )
     parts.append(
         f"<figure><figcaption>hue wheel (saturated pixels): entropy {hue['entropy_bits']} of"
         f" {hue['max_entropy_bits']} bits, coverage {hue['coverage']:.0%}</figcaption>"
@@ -239,13 +206,15 @@ def render_html(
     parts.append(
         f"<p>Vendi score (effective number of distinct images): <b>{v['hash']}</b> over"
         f" dHash similarity, <b>{v['colour']}</b> over paint-colour histograms,"
-        f" out of {mt['n']}.</p>"
+        f" out of {mt['n']}. {esc(HEADLINE_NOTES['Vendi (hash)'])};"
+        f" {esc(HEADLINE_NOTES['Vendi (colour)'])}.</p>"
     )
 
     cov = mt["coverage"]
     pub = cov["published_love"]
     bins = len(cov["histogram"])
     parts.append("<h2>Paint coverage</h2>")
+    parts.append(f"<p>{esc(HEADLINE_NOTES['median paint coverage'])}.</p>")
     parts.append(
         histogram(
             f"paint coverage (median {cov['median']}; {_share(cov['in_published_range'])}"
@@ -269,7 +238,7 @@ def render_html(
     )
     for tier, t in mt["per_tier"].items():
         parts.append(
-            f"<tr><td>{_e(tier)}</td><td>{t['n']}</td><td>{t['vendi']['hash']}</td>"
+            f"<tr><td>{esc(tier)}</td><td>{t['n']}</td><td>{t['vendi']['hash']}</td>"
             f"<td>{t['vendi']['colour']}</td><td>{t['hue']['entropy_bits']}</td>"
             f"<td>{t['hue']['coverage']:.0%}</td><td>{t['coverage']['median']}</td>"
             f"<td>{swatches(t['palette'])}</td></tr>"
@@ -278,11 +247,12 @@ def render_html(
     for tier in mt["per_tier"]:
         members = [c for c in a.ids if a.tiers[c] == tier]
         shown = members[:: max(1, math.ceil(len(members) / THUMBS_PER_TIER))]
-        parts.append(f"<h3>{_e(tier)} ({len(members)}; {len(shown)} shown)</h3>")
+        parts.append(f"<h3>{esc(tier)} ({len(members)}; {len(shown)} shown)</h3>")
         parts.append("".join(_thumb(a, c) for c in shown))
 
+    parts.append(reward)
     if compare and diff:
-        parts.append(f"<h2>Changes against {_e(compare.label)}</h2>")
+        parts.append(f"<h2>Changes against {esc(compare.label)}</h2>")
         parts.append(
             f"<p>{len(diff.added)} added, {len(diff.removed)} removed, "
             f"{len(diff.retiered)} re-tiered.</p>"
@@ -314,10 +284,15 @@ def write_report(
     label: str,
     json_out: Path | str | None = None,
     compare: tuple[str, dict[int, str]] | None = None,
-    threshold: int = DUP_THRESHOLD,
+    threshold: float = DUP_THRESHOLD,
     progress: bool = True,
+    all_candidates: bool = True,
 ) -> ReportResult:
-    """Analyse `tiers` (and `compare`, a (label, tiers) pair) and write HTML (+ JSON)."""
+    """Analyse `tiers` (and `compare`, a (label, tiers) pair) and write HTML (+ JSON).
+
+    With `all_candidates`, near-duplicate clusters are also found over every candidate with
+    an image (JSON key "all_candidates"), each member marked in or out of `tiers`.
+    """
     if not tiers:
         raise ValueError(f"{label} is empty: nothing to report on")
     a = analyse(store, tiers, label=label, threshold=threshold, progress=progress)
@@ -325,10 +300,14 @@ def write_report(
     if compare:
         other = analyse(store, compare[1], label=compare[0], threshold=threshold, progress=progress)
         diff = diff_tiers(compare[1], tiers, compare[0], label)
+    everyone = candidate_clusters(store, threshold, progress) if all_candidates else None
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(a, other, diff), "utf-8")
-    payload = dict(a.metrics)
+    reward_html, reward = reward_section(store, a.ids)
+    out.write_text(render_html(a, other, diff, everyone, reward_html), "utf-8")
+    payload = dict(a.metrics) | {"reward": reward}
+    if everyone is not None:
+        payload["all_candidates"] = everyone.to_dict(set(a.ids))
     if other and diff:
         payload["compare"] = {
             "label": other.label,

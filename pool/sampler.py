@@ -7,16 +7,15 @@ each tier). The env's published mix is 2 love + 2 okay of 4.
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from pool.versions import get_version
 from refpool.store import Store, candidates
 
-TIER_NAMES = ("love", "okay")  # ClassLabel order in the export
+TIER_NAMES = ("love", "okay", "rung")  # the file-name prefixes of a release
 
 
 class SamplerError(ValueError):
@@ -43,18 +42,28 @@ def _from_store(store: Store, version: str) -> tuple[str, dict[int, str], dict[i
 
 
 def _from_export(folder: Path, version: str) -> tuple[str, dict[int, str], dict[int, bytes | None]]:
-    files = sorted((folder / "data").glob("*.parquet"))
-    if not files:
-        raise SamplerError(f"{folder} has no data/*.parquet: export a version there first")
+    """Read an exported or downloaded release: its rows from metadata.jsonl, the tier from
+    each PNG's file-name prefix (as the RL environment reads it), the bytes from images/."""
+    meta = folder / "metadata.jsonl"
+    if not meta.exists():
+        raise SamplerError(f"{folder} has no metadata.jsonl: export or download a release there")
     tiers: dict[int, str] = {}
     pngs: dict[int, bytes | None] = {}
     found: set[str] = set()
-    for f in files:
-        table = pq.read_table(f, columns=["candidate_id", "tier", "file_name", "pool_version"])
-        for row in table.to_pylist():
+    with meta.open(encoding="utf-8") as fh:
+        for line in fh:
+            if not line.strip():
+                continue
+            row = json.loads(line)
             cid = int(row["candidate_id"])
-            tiers[cid] = TIER_NAMES[row["tier"]]
-            pngs[cid] = row["file_name"]["bytes"]
+            png = folder / row["file_name"]
+            prefix = png.name.split("_", 1)[0]
+            if prefix not in TIER_NAMES or prefix != row["tier"]:
+                raise SamplerError(
+                    f"{png.name}: file-name tier {prefix!r} != row tier {row['tier']!r}"
+                )
+            tiers[cid] = prefix
+            pngs[cid] = png.read_bytes() if png.exists() else None
             found.add(row["pool_version"])
     wanted = version.removeprefix("v")
     if wanted not in ("latest", *found):
@@ -63,17 +72,25 @@ def _from_export(folder: Path, version: str) -> tuple[str, dict[int, str], dict[
 
 
 def sample_references(
-    source: Store | Path | str, version: str = "latest", k: int = 4, love: int = 2, seed: int = 0
+    source: Store | Path | str,
+    version: str = "latest",
+    k: int = 4,
+    love: int = 2,
+    seed: int = 0,
+    rung: int = 0,
 ) -> list[Reference]:
-    """Draw `love` love and `k - love` okay references, in a seeded random order."""
-    if k < 1 or not 0 <= love <= k:
-        raise SamplerError(f"need k >= 1 and 0 <= love <= k (got k={k}, love={love})")
+    """Draw `love` love, `rung` rung and `k - love - rung` okay references, in a seeded
+    random order. The env's default weights rung at zero; a pool may still carry rungs."""
+    if k < 1 or love < 0 or rung < 0 or love + rung > k:
+        raise SamplerError(
+            f"need k >= 1 and love + rung <= k (got k={k}, love={love}, rung={rung})"
+        )
     if isinstance(source, Store):
         name, tiers, pngs = _from_store(source, version)
     else:
         name, tiers, pngs = _from_export(Path(source), version)
     by_tier = {t: sorted(c for c, tier in tiers.items() if tier == t) for t in TIER_NAMES}
-    want = {"love": love, "okay": k - love}
+    want = {"love": love, "okay": k - love - rung, "rung": rung}
     for tier, n in want.items():
         if n > len(by_tier[tier]):
             raise SamplerError(
@@ -82,5 +99,7 @@ def sample_references(
     rng = random.Random(f"refpool:{name}:{seed}")
     picks = [(c, "love") for c in rng.sample(by_tier["love"], want["love"])]
     picks += [(c, "okay") for c in rng.sample(by_tier["okay"], want["okay"])]
+    if rung:  # drawn after the others, so a rung-free draw is what it was before rungs
+        picks += [(c, "rung") for c in rng.sample(by_tier["rung"], rung)]
     rng.shuffle(picks)
     return [Reference(c, t, pngs.get(c)) for c, t in picks]

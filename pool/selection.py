@@ -3,10 +3,13 @@
 Order of the checks for each candidate (the first that fails is the reason given):
   1-3. pool.catalog.ineligibility: unrated or reject, not accepted by the gate (or no PNG),
        photo without an open licence or attribution
-  4. its PNG is gone and its features were never cached (nothing left to compare)
-  5. near-duplicate of an already chosen candidate (perceptual-hash distance <= dup_threshold)
+  4. its PNG is gone and its current features were never cached (nothing left to compare)
+  5. near-duplicate of an already chosen candidate (pool/similarity.py distance <= dup_threshold)
   6. photo cap, model cap
-  7. tier mix: that tier's quota (target x love_fraction love, the rest okay) is full
+  7. tier mix: that tier's quota (target x love_fraction love, target x rung_fraction rung,
+     the rest okay) is full
+A candidate that calibration (pool/ladder.py) put in the rung band goes in the rung tier when
+rung_fraction > 0, rated or not (a curator's reject still vetoes it); otherwise rung is empty.
 Eligible candidates are visited best-first within each tier (more love votes, more curators,
 higher critic score, later round, lower id), the two tiers interleaved so that neither uses
 up the photo and model caps first.
@@ -16,20 +19,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-import numpy as np
-
+from pool import similarity
 from pool.catalog import INELIGIBLE, PoolEntry, ineligibility, load_entries
-from pool.features import has_cached_features, load_features
+from pool.features import load_features, measurable
+from pool.ladder import ladder_classes
 from refpool import defaults
 from refpool.contracts import PoolVersion
 from refpool.store import Store
 
-# Calibrated with pool/calibrate.py on the renderer: one program re-rendered with seeds 0-3 gives
-# dHash distances of 4-13; two different hibiscus programs (same layout, other colours) 18-27.
-# The threshold sits midway: (13 + 18) // 2.
+# Calibrated with `python -m pool.calibrate` on rendered chains (see refpool/defaults.py).
 DEFAULT_DUP_THRESHOLD = defaults.DUP_THRESHOLD
 DEFAULT_TARGET = defaults.TARGET_POOL_SIZE
 DEFAULT_LOVE_FRACTION = defaults.LOVE_FRACTION
@@ -54,7 +55,7 @@ class Exclusion:
     reason: str  # a key of REASONS
     detail: str  # for people; it may name a photo, a model or a curator
     other_id: int | None = None
-    distance: int | None = None
+    distance: float | None = None  # pool/similarity.py, 0..100
     # Structured facts, so that blind mode can word an exclusion without any name in it.
     photo_id: int | None = None
     model: str | None = None
@@ -124,9 +125,10 @@ class PoolDraft:
         )
 
     def summary(self) -> str:
+        rung = f", rung {self.count('rung')}" if self.count("rung") else ""
         lines = [
             f"draft: {len(self.candidate_ids)} candidates (love {self.count('love')},"
-            f" okay {self.count('okay')}); target {self.params['target']}"
+            f" okay {self.count('okay')}{rung}); target {self.params['target']}"
         ]
         for reason, items in self.reasons().items():
             lines.append(f"  left out, {REASONS[reason]}: {len(items)}")
@@ -146,7 +148,8 @@ def _check_params(
     max_per_photo: int | None,
     max_per_model: int | None,
     love_fraction: float,
-    dup_threshold: int,
+    dup_threshold: float,
+    rung_fraction: float = 0.0,
 ) -> None:
     if target < 1:
         raise SelectionError(f"--target must be at least 1 (got {target})")
@@ -155,21 +158,31 @@ def _check_params(
             raise SelectionError(f"--{name} must be at least 1, or omitted for no cap (got {cap})")
     if not 0.0 <= love_fraction <= 1.0:
         raise SelectionError(f"--love-fraction must lie in 0..1 (got {love_fraction})")
-    if not 0 <= dup_threshold <= 64:
+    if not 0.0 <= rung_fraction <= 1.0 - love_fraction + 1e-9:
         raise SelectionError(
-            f"--dup-threshold is a perceptual-hash distance in 0..64 (got {dup_threshold})"
+            f"the rung share must lie in 0..{1 - love_fraction:g} (love takes {love_fraction:g});"
+            f" got {rung_fraction}"
+        )
+    if not 0 <= dup_threshold <= 100:
+        raise SelectionError(
+            f"--dup-threshold is a similarity distance in 0..100 (got {dup_threshold});"
+            f" the calibrated default is {DEFAULT_DUP_THRESHOLD}"
         )
 
 
 def _split_eligible(
-    store: Store, entries: dict[int, PoolEntry]
+    store: Store, entries: dict[int, PoolEntry], rungs: frozenset[int] | set[int] = frozenset()
 ) -> tuple[list[PoolEntry], list[Exclusion]]:
+    """Eligible entries (those in `rungs` re-tiered as rung) and the explained rest."""
     eligible: list[PoolEntry] = []
     excluded: list[Exclusion] = []
     for entry in entries.values():
+        if entry.id in rungs and entry.tier != "reject":
+            entry = replace(entry, tier="rung")
         why = ineligibility(entry)
         sha = entry.candidate.png_sha or ""
-        if why is None and not store.png_path(sha).exists() and not has_cached_features(store, sha):
+        # Features cached by an older FEATURE_VERSION lack the near-duplicate signature.
+        if why is None and not measurable(store, sha):
             why = ("png_missing", f"{store.png_path(sha)} is missing")
         if why:
             excluded.append(_excluded(entry, *why))
@@ -184,11 +197,12 @@ def build_pool(
     max_per_photo: int | None = None,
     max_per_model: int | None = None,
     love_fraction: float = DEFAULT_LOVE_FRACTION,
-    dup_threshold: int = DEFAULT_DUP_THRESHOLD,
+    dup_threshold: float = DEFAULT_DUP_THRESHOLD,
     progress: bool = False,
+    rung_fraction: float = 0.0,
 ) -> PoolDraft:
     """Choose up to `target` candidates; raise SelectionError if none at all is eligible."""
-    _check_params(target, max_per_photo, max_per_model, love_fraction, dup_threshold)
+    _check_params(target, max_per_photo, max_per_model, love_fraction, dup_threshold, rung_fraction)
     params = {
         "target": target,
         "max_per_photo": max_per_photo,
@@ -196,13 +210,17 @@ def build_pool(
         "love_fraction": love_fraction,
         "dup_threshold": dup_threshold,
     }
+    if rung_fraction:  # only then, so drafts without rungs keep their old parameters
+        params["rung_fraction"] = rung_fraction
     entries = load_entries(store)
     if not entries:
         raise SelectionError(
             "the pool is empty: the store has no candidates. Generate some (refpool generate ...)"
             " and rate them in the studio first."
         )
-    eligible, excluded = _split_eligible(store, entries)
+    ladder = ladder_classes(store) if rung_fraction else {}
+    rungs = {cid for cid, cls in ladder.items() if cls == "rung"}
+    eligible, excluded = _split_eligible(store, entries, rungs)
     if not eligible:
         counts = Counter(e.reason for e in excluded)
         detail = ", ".join(f"{n} {REASONS[r]}" for r, n in counts.most_common())
@@ -215,10 +233,13 @@ def build_pool(
     shas = {e.id: e.candidate.png_sha or "" for e in eligible}
     feats = load_features(store, shas.values(), progress=progress)
     love_quota = round(target * love_fraction)
-    quota = {"love": love_quota, "okay": target - love_quota}
+    rung_quota = min(round(target * rung_fraction), target - love_quota)
+    quota = {"love": love_quota, "okay": target - love_quota - rung_quota}
+    if rung_fraction:
+        quota["rung"] = rung_quota
     queues = {t: sorted((e for e in eligible if e.tier == t), key=_rank_key) for t in quota}
     chosen: list[PoolEntry] = []
-    chosen_hashes: list[int] = []
+    chosen_sigs: list[similarity.Signature] = []
     per_photo: Counter[int] = Counter()
     per_model: Counter[str] = Counter()
     filled: Counter[str] = Counter()
@@ -232,12 +253,12 @@ def build_pool(
         entry = queues[tier][pos[tier]]
         pos[tier] += 1
         c = entry.candidate
-        h = feats[shas[entry.id]].phash
-        if chosen_hashes:
-            dists = np.bitwise_count(np.array(chosen_hashes, dtype=np.uint64) ^ np.uint64(h))
+        sig = feats[shas[entry.id]].signature
+        if chosen_sigs:
+            dists = similarity.distances_to(sig, chosen_sigs)
             k = int(dists.argmin())
-            if int(dists[k]) <= dup_threshold:
-                other, d = chosen[k].id, int(dists[k])
+            if float(dists[k]) <= dup_threshold:
+                other, d = chosen[k].id, round(float(dists[k]), 1)
                 text = f"near-duplicate of {other} at distance {d}"
                 excluded.append(
                     _excluded(entry, "near_duplicate", text, other_id=other, distance=d)
@@ -252,7 +273,7 @@ def build_pool(
             excluded.append(_excluded(entry, "model_cap", text))
             continue
         chosen.append(entry)
-        chosen_hashes.append(h)
+        chosen_sigs.append(sig)
         per_photo[c.photo_id] += 1
         per_model[c.generator] += 1
         filled[tier] += 1
@@ -279,9 +300,13 @@ def _warnings(target: int, quota: dict[str, int], filled: Counter[str], chosen: 
         if filled[tier] < quota[tier]:
             warnings.append(
                 f"only {filled[tier]} {tier} candidates fit the constraints (quota {quota[tier]});"
-                " rate more, loosen the caps, or change --love-fraction"
+                + (
+                    " calibrate against more policy paintings (refpool pool calibrate)"
+                    if tier == "rung"
+                    else " rate more, loosen the caps, or change --love-fraction"
+                )
             )
-        if quota[tier] > 0 and filled[tier] < 2:
+        if tier != "rung" and quota[tier] > 0 and filled[tier] < 2:
             warnings.append(
                 f"fewer than 2 {tier} references: the RL env samples 2 love + 2 okay per comparison"
             )

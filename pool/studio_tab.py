@@ -6,7 +6,8 @@ Plain functions first (`build_draft`, then `pool_html` / `pool_report_html` to f
 metrics live in pool/: nothing here recomputes them. In blind mode model names become
 "model A", "model B"... everywhere this tab shows them (the counts, the left-out reasons and
 the report), and curators' names never appear: left-out reasons are then worded from the
-exclusion's structured fields, never from its free-text detail.
+exclusion's structured fields, never from its free-text detail. The studio's blind mode goes
+further and builds no draft at all (`build_draft` says why).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pool.analysis import analyse, headline
 from pool.blind import UNKNOWN, blind_detail, blind_metrics, model_aliases
 from pool.catalog import load_entries
 from pool.report import render_html
+from pool.reward_view import reward_section
 from pool.selection import (
     DEFAULT_DUP_THRESHOLD,
     DEFAULT_LOVE_FRACTION,
@@ -35,6 +37,10 @@ from pool.selection import (
 from refpool.store import Store, candidates
 
 EXAMPLES_PER_REASON = 5
+BLIND_REFUSAL = (
+    "Pool drafts are not built in blind mode: a draft combines every curator's ratings."
+    " Build it from a studio started without --blind, or with `refpool pool build`."
+)
 
 
 @dataclass
@@ -143,15 +149,18 @@ def group_left_out(
 
 
 def write_draft_report(
-    services: Services, draft: PoolDraft, draft_id: int, threshold: int = DEFAULT_DUP_THRESHOLD
+    services: Services, draft: PoolDraft, draft_id: int, threshold: float = DEFAULT_DUP_THRESHOLD
 ) -> DraftReport:
     """Analyse the draft (pool.analysis); write pool.report's HTML to reports/draft-<id>.html."""
     store = services.store
     label = f"draft {draft_id}"
     a = analyse(store, draft.tiers, label=label, threshold=threshold)
+    reward = ""
     if services.settings.blind:
         a = blind_metrics(a, model_aliases(store))
-    html = render_html(a)
+    else:  # the ladder and the judge's agreement with the curators, as in `refpool report`
+        reward = reward_section(store, a.ids)[0]
+    html = render_html(a, reward=reward)
     out = reports_dir(store) / f"draft-{draft_id}.html"
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
     tmp.write_text(html, "utf-8")
@@ -170,8 +179,12 @@ def build_draft(
     """Mirror `refpool pool build` (build, then save the draft), then write its report.
 
     Never raises for bad input or an empty store: the PoolView carries the message.
+    A blind studio builds no draft: a draft is everyone's ratings combined (its counts, what
+    is in it, why the rest was left out), which a blind curator may not see.
     """
     store, blind = services.store, services.settings.blind
+    if blind:
+        return PoolView(BLIND_REFUSAL, "warn")
     try:
         tgt, love, per_photo_cap, per_model_cap = check_inputs(
             target, love_fraction, max_per_photo, max_per_model
@@ -341,8 +354,17 @@ def add_pool_tab(services: Services) -> None:
             per_model = gr.Number(
                 0, label="Max per model (0: no cap)", precision=0, elem_id="rp-pool-per-model"
             )
-        button = gr.Button("Build draft", variant="primary", elem_id="rp-pool-btn")
-        placeholder = PoolView("Press Build draft to choose a pool from the rated candidates.")
+        button = gr.Button(
+            "Build draft",
+            variant="primary",
+            elem_id="rp-pool-btn",
+            interactive=not services.settings.blind,
+        )
+        placeholder = (
+            PoolView(BLIND_REFUSAL, "warn")
+            if services.settings.blind
+            else PoolView("Press Build draft to choose a pool from the rated candidates.")
+        )
         view = gr.HTML(pool_html(placeholder), elem_id="rp-pool-wrap")
         gr.Markdown("#### Diversity report")
         report = gr.HTML(elem_id="rp-pool-report-wrap")

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from pool.catalog import ineligibility, load_entries
+from pool.ladder import ladder_classes
 from pool.selection import PoolDraft, latest_draft
 from refpool.contracts import PoolVersion
 from refpool.store import Store
@@ -75,11 +76,18 @@ def next_version(store: Store, bump: str = "minor") -> str:
 def _validate_against_store(store: Store, tiers: dict[int, str]) -> None:
     """Refuse a draft that the current ratings, gate results or licences no longer allow."""
     entries = load_entries(store, tiers)
+    bands = ladder_classes(store, [c for c, t in tiers.items() if t == "rung"])
     problems = []
     for cid, tier in sorted(tiers.items()):
         entry = entries.get(cid)
         if entry is None:
             problems.append(f"{cid}: no such candidate")
+        elif tier == "rung" and entry.tier != "reject":
+            # A rung's tier is calibration's band, not a rating: check that, then the rest.
+            if bands.get(cid) != "rung":
+                problems.append(f"{cid}: drafted as rung, now {bands.get(cid) or 'uncalibrated'}")
+            elif why := ineligibility(replace(entry, tier="rung")):
+                problems.append(f"{cid}: {why[1]}")
         elif why := ineligibility(entry):
             problems.append(f"{cid}: {why[1]}")
         elif entry.tier != tier:

@@ -77,12 +77,13 @@ class Render(Record):
     height: int
     gate: GateResult
     png: bytes | None = None
-    render_ms: float = 0.0
+    render_ms: float = 0.0  # time on a renderer slot (plus the static pass), not queueing
     console: list[str] = field(default_factory=list)
     infra_error: str | None = None
     cache_key: str = ""
     lib_versions: dict[str, str] = field(default_factory=dict)
     cached: bool = False
+    queued_ms: float = 0.0  # time spent waiting for a free slot
 
     @property
     def accepted(self) -> bool:
@@ -159,6 +160,7 @@ class ModelCall(Record):
     job_key: str | None = None
     finish_reason: str | None = None  # as the server sent it: "length" means cut off
     refusal: str | None = None
+    http_status: int | None = None  # the server's HTTP status (a permanent 4xx disables a critic)
     id: int | None = None  # set once stored
     created_at: str = ""
 

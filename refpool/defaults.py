@@ -9,5 +9,7 @@ from __future__ import annotations
 TARGET_POOL_SIZE = 178  # references in the published pool; the studio's progress counts to it
 ROUNDS = 3  # one generation plus two critique-and-revise rounds
 LOVE_FRACTION = 0.5  # share of love in a pool and in the RL env's reference sample
-DUP_THRESHOLD = 15  # dHash bits: same program re-seeded is 4-13 apart, different ones 18-27
+# Near-duplicate distance (pool/similarity.py, 0..100), from `python -m pool.calibrate` on 76
+# rendered paintings: another seed 7-13, parent->revision 2-22, another photo >= 15.8.
+DUP_THRESHOLD = 15
 GATE_PROFILE = "reference"  # the gate the RL environment scores with

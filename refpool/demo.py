@@ -22,6 +22,7 @@ class DemoResult:
     photos: str  # the import summary line
     generation: str  # the per-model table
     report_path: Path | None  # None when nothing was accepted
+    ladder: str = ""  # the heuristic calibration's summary ("" when nothing could be calibrated)
 
 
 def run_demo(
@@ -43,6 +44,7 @@ def run_demo(
     )
     table = format_summary(summary)
     log(table)
+    ladder = _calibrate(store, log)
     accepted = candidates.list_ids(store, accepted=True)
     report_path = None
     if accepted:  # a first look at diversity, before anyone has rated
@@ -57,4 +59,20 @@ def run_demo(
         log(
             f"diversity report: {report_path}  (refpool report, after rating, gives per-tier views)"
         )
-    return DemoResult(imported.summary(), table, report_path)
+    return DemoResult(imported.summary(), table, report_path, ladder)
+
+
+def _calibrate(store: Store, log) -> str:
+    """The ladder with the offline heuristic judge, round-0 paintings standing in for a policy."""
+    from pool.ladder import CalibrationError, calibrate_offline
+
+    try:
+        result = calibrate_offline(store)
+    except CalibrationError as exc:
+        log(f"calibration skipped: {exc}")
+        return ""
+    log(
+        "calibration (heuristic judge; `refpool pool calibrate --paintings DIR` for a real policy):"
+    )
+    log(result.summary())
+    return result.summary()

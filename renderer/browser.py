@@ -1,9 +1,14 @@
 """Browser lifecycle: one headless Chromium, a queue of warm harness pages, health and restart.
 
-Each slot is a browser context holding one harness page that stays alive between jobs (the
-page resets p5 and reloads p5.brush itself, ~0.1 s instead of ~0.25 s for a navigation).
-A job that hangs or crashes its page costs only that slot, which is rebuilt; if the browser
-itself is unhealthy it is restarted. Slots of an earlier launch are never handed out again.
+Each slot is a browser context holding one harness page, used for ONE job and then thrown
+away: nothing a sketch leaves behind (head/body nodes, patched prototypes, a lost WebGL
+context, timers, a busy loop) can meet the next job. The next page is opened while the
+current job runs, so the cost is mostly CPU, not latency. A job that hangs or crashes its
+page costs only that slot; if the browser itself is unhealthy it is restarted. Slots of an
+earlier launch are never handed out again.
+
+No request leaves a page: the browser sends everything but the harness's own server to a
+proxy that does not exist, and any other request or popup is recorded against the job.
 """
 
 from __future__ import annotations
@@ -14,13 +19,13 @@ import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from renderer.libserver import LibServer, library_versions
 from renderer.profiles import shadowed_globals
 
 if TYPE_CHECKING:
-    from playwright.async_api import Browser, BrowserContext, Page, Playwright
+    from playwright.async_api import Browser, BrowserContext, Page, Playwright, Request
 
 CHROMIUM_FLAGS = (
     "--headless",
@@ -65,13 +70,34 @@ class Slot:
     generation: int  # the browser launch it belongs to
     console: list[str] = field(default_factory=list)
     dead: bool = False  # closed or being replaced: never hand it out again
+    escapes: list[str] = field(default_factory=list)  # requests/popups that tried to leave
 
 
-async def launch_chromium(pw: Playwright, executable: str, heap_mb: int) -> Browser:
+def network_flags(origin_host: str) -> list[str]:
+    """Every request but the harness server's goes to a proxy nobody listens on.
+
+    `<-loopback>` drops Chromium's implicit proxy bypass for loopback, so other local ports
+    are unreachable too. Port 9 (discard) on a TEST-NET address: nothing answers there.
+    """
+    return [
+        "--proxy-server=http://192.0.2.1:9",
+        f"--proxy-bypass-list=<-loopback>;{origin_host}",
+        "--no-pings",
+        "--disable-features=NetworkPrediction,SpeculationRulesPrefetchProxy,Prerender2",
+    ]
+
+
+async def launch_chromium(
+    pw: Playwright, executable: str, heap_mb: int, origin_host: str
+) -> Browser:
     # Playwright gives each launch a fresh temporary profile, and each slot its own context.
     return await pw.chromium.launch(
         executable_path=executable,
-        args=[*CHROMIUM_FLAGS, f"--js-flags=--max-old-space-size={heap_mb}"],
+        args=[
+            *CHROMIUM_FLAGS,
+            *network_flags(origin_host),
+            f"--js-flags=--max-old-space-size={heap_mb}",
+        ],
         headless=True,
         chromium_sandbox=False,
         # Playwright adds GPU rasterization, which routes p5.brush's 2D fill masks through
@@ -112,6 +138,8 @@ class BrowserPool:
         self._restart_lock = asyncio.Lock()
         self._health_lock = asyncio.Lock()
         self._closed = False
+        self._background: set[asyncio.Task[Any]] = set()
+        self.turns = asyncio.Semaphore(slots)  # jobs running at once (pages share one GPU)
 
     @classmethod
     async def open(
@@ -137,7 +165,7 @@ class BrowserPool:
         libraries = library_versions()  # fails early, with advice, when `npm ci` was not run
         server = LibServer()
         pw = await async_playwright().start()
-        browser = await launch_chromium(pw, executable, heap_mb)
+        browser = await launch_chromium(pw, executable, heap_mb, server.host)
         pool = cls(
             pw,
             server,
@@ -165,6 +193,8 @@ class BrowserPool:
         if self._closed:
             return
         self._closed = True
+        for task in list(self._background):
+            task.cancel()
         with contextlib.suppress(Exception):
             await self.browser.close()
         with contextlib.suppress(Exception):
@@ -180,8 +210,34 @@ class BrowserPool:
                 return slot
 
     def give_back(self, slot: Slot) -> None:
-        if slot.generation == self.generation and not slot.dead:
-            self.slots.put_nowait(slot)
+        """A slot whose job is over: it is never reused; a fresh page takes its place."""
+        if slot.generation != self.generation or slot.dead:
+            return
+        slot.dead = True
+        task = asyncio.get_running_loop().create_task(self._replace(slot))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _replace(self, slot: Slot) -> None:
+        # The page goes; its context stays, so the next page finds p5 in the HTTP and code
+        # caches. A context that misbehaves is never reused (see recycle()).
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(slot.page.close(run_before_unload=False), timeout=5)
+        if self._closed or slot.generation != self.generation:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(slot.context.close(), timeout=5)
+            return
+        try:
+            fresh = await asyncio.wait_for(self._new_slot(slot.context), timeout=15)
+        except Exception:
+            if not self._closed:
+                await self.restart("could not open a fresh page")
+            return
+        if fresh.generation == self.generation and not self._closed:
+            self.slots.put_nowait(fresh)
+        else:
+            with contextlib.suppress(Exception):
+                await fresh.context.close()
 
     async def recycle(self, slot: Slot) -> None:
         """Close a slot and put a fresh one in its place (or restart the browser)."""
@@ -206,20 +262,42 @@ class BrowserPool:
         self.shadowed = shadowed_globals(page_globals)
         await self._configure(first)
         await self.slots.put(first)
-        for _ in range(self.slot_count - 1):
+        # One page more than jobs may run at once: each page serves one job, and the spare
+        # means the next job need not wait while a used page is replaced.
+        for _ in range(self.slot_count):
             await self.slots.put(await self._new_slot())
 
-    async def _new_slot(self) -> Slot:
+    async def _new_slot(self, context: BrowserContext | None = None) -> Slot:
         width, height = self.size
-        context = await self.browser.new_context(
-            viewport={"width": width, "height": height},
-            device_scale_factor=1,
-            service_workers="block",
-            accept_downloads=False,
-        )
+        if context is None:
+            context = await self.browser.new_context(
+                viewport={"width": width, "height": height},
+                device_scale_factor=1,
+                service_workers="block",
+                accept_downloads=False,
+            )
         page = await context.new_page()
         slot = Slot(context, page, self.generation)
         page.on("console", lambda msg: slot.console.append(f"{msg.type}: {msg.text}"[:500]))
+        allowed = (
+            f"{self.server.origin}/harness.",
+            f"{self.server.origin}/lib/",
+            f"{self.server.origin}/job/",
+            f"{self.server.origin}/favicon.ico",
+        )
+
+        def on_request(request: Request) -> None:
+            if not request.url.startswith(allowed):
+                slot.escapes.append(f"a request to {request.url[:120]}")
+
+        def on_popup(popup: Page) -> None:
+            slot.escapes.append(f"a popup window ({popup.url[:120]})")
+            task = asyncio.get_running_loop().create_task(popup.close())
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+        page.on("request", on_request)
+        page.on("popup", on_popup)
         await page.goto(f"{self.server.origin}/harness.html#{self.api}", wait_until="load")
         if self.shadowed:
             await self._configure(slot)
@@ -281,6 +359,8 @@ class BrowserPool:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(old.close(), timeout=10)
             self.generation += 1
-            self.browser = await launch_chromium(self.pw, self.executable, self.heap_mb)
+            self.browser = await launch_chromium(
+                self.pw, self.executable, self.heap_mb, self.server.host
+            )
             self.chromium_version = self.browser.version
             await self._fill()

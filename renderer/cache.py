@@ -16,7 +16,11 @@ from pathlib import Path
 from refpool.contracts import Render
 from renderer.libserver import HERE
 
-HARNESS_VERSION = hashlib.sha256((HERE / "harness.js").read_bytes()).hexdigest()[:12]
+# Everything that decides a verdict: the page's rules, the static pass and the verdict.
+_GATE_FILES = ("harness.js", "static_pass.js", "gate.py", "profiles.py", "verdict.py")
+HARNESS_VERSION = hashlib.sha256(
+    b"".join((HERE / name).read_bytes() for name in _GATE_FILES)
+).hexdigest()[:12]
 
 
 def program_sha(source: str) -> str:

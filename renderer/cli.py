@@ -141,6 +141,7 @@ def _row(done: FileRender, png_path: Path | None) -> dict[str, Any]:
             "coverage": None,
             "png": None,
             "render_ms": 0.0,
+            "queued_ms": 0.0,
             "infra_error": None,
         }
     return {
@@ -149,7 +150,8 @@ def _row(done: FileRender, png_path: Path | None) -> dict[str, Any]:
         "violations": [v.to_dict() for v in result.gate.violations],
         "coverage": result.gate.coverage,
         "png": str(png_path) if png_path else None,
-        "render_ms": round(result.render_ms, 1),
+        "render_ms": round(result.render_ms, 1),  # time on a renderer slot
+        "queued_ms": round(result.queued_ms, 1),  # time waiting for a free slot
         "infra_error": result.infra_error,
         "cached": result.cached,
     }

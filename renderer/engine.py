@@ -11,21 +11,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import os
 import secrets
 import threading
+import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from refpool.contracts import Render
+from refpool.contracts import Render, Violation
 from renderer.browser import CHROMIUM_FLAGS, BrowserPool, InfraError, Slot, default_slots
 from renderer.cache import RenderCache, cache_key, program_sha
 from renderer.gate import static_check
 from renderer.job import job_script, job_spec
-from renderer.profiles import Profile, get_profile
-from renderer.verdict import PageOutcome, RenderStamp, SketchFault, gate_verdict, parse_outcome
+from renderer.profiles import CODES, Profile, get_profile
+from renderer.verdict import (
+    PageOutcome,
+    RenderStamp,
+    SketchFault,
+    Timing,
+    gate_verdict,
+    parse_outcome,
+)
 
 __all__ = [
     "CHROMIUM_FLAGS",
@@ -141,7 +150,8 @@ class Renderer:
             lib_versions=self.lib_versions,
             profile=resolved.name,
         )
-        found = [] if skip_static else static_check(source, resolved)
+        # In a thread: the event loop keeps serving other slots' renders meanwhile.
+        found = [] if skip_static else await asyncio.to_thread(static_check, source, resolved)
         if found:
             return self._keep(stamp.failed(found), skip_static)
         deadline = deadline_s or self.config.deadline_s
@@ -149,7 +159,9 @@ class Renderer:
         for attempt in range(self.config.attempts):
             last_attempt = attempt == self.config.attempts - 1
             try:
-                outcome = await self._run_job(pool, source, seed, resolved, deadline, last_attempt)
+                outcome = await self._run_job(
+                    pool, source, seed, resolved, deadline, last_attempt, stamp.timing
+                )
             except InfraError as exc:
                 last_infra = str(exc)
                 continue
@@ -175,9 +187,26 @@ class Renderer:
         profile: Profile,
         deadline_s: float,
         last_attempt: bool = True,
+        timing: Timing | None = None,
     ) -> PageOutcome:
         """Run on a free slot. Raises SketchFault (a hang or crash) or InfraError (ours)."""
-        slot = await pool.take()
+        waited = time.perf_counter()
+        async with pool.turns:  # at most `slots` jobs at a time; a spare page is kept ready
+            slot = await pool.take()
+            if timing is not None:
+                timing.queued(time.perf_counter() - waited)
+            return await self._run_on(pool, slot, source, seed, profile, deadline_s, last_attempt)
+
+    async def _run_on(
+        self,
+        pool: BrowserPool,
+        slot: Slot,
+        source: str,
+        seed: int,
+        profile: Profile,
+        deadline_s: float,
+        last_attempt: bool,
+    ) -> PageOutcome:
         url = pool.server.add_job(secrets.token_hex(12), job_script(source, pool.shadowed))
         spec = job_spec(
             source,
@@ -220,21 +249,39 @@ class Renderer:
     async def _drive(
         self, pool: BrowserPool, slot: Slot, spec: dict[str, Any], deadline_s: float
     ) -> PageOutcome:
-        """Run the job on the page and take the screenshot of a clean run."""
+        """Run the job on the page; its answer carries the canvas's own pixels."""
         run = slot.page.evaluate("([api, spec]) => window[api].run(spec)", [pool.api, spec])
         outcome = parse_outcome(await asyncio.wait_for(run, timeout=deadline_s))
-        if outcome.status == "infra":  # our harness, not the sketch: a fresh page, retry
+        if outcome.status == "infra":  # our harness or the GPU, not the sketch: retry
             slot.dead = True
             await pool.recycle(slot)
             raise InfraError(f"harness: {outcome.detail}")
-        png = None
-        if outcome.clean:
-            width, height = self.config.width, self.config.height
-            shot = slot.page.screenshot(
-                clip={"x": 0, "y": 0, "width": width, "height": height}, type="png"
+        late = await late_violations(pool, slot)
+        if late:  # an attempt to leave the page: the job fails, whatever it painted
+            violations = [*outcome.violations, *late]
+            return dataclasses.replace(
+                outcome, status="error", violations=violations, png=None, console=slot.console[:50]
             )
-            png = await asyncio.wait_for(shot, timeout=10)
-        return dataclasses.replace(outcome, png=png, console=list(slot.console[:50]))
+        return dataclasses.replace(outcome, console=list(slot.console[:50]))
+
+
+async def late_violations(pool: BrowserPool, slot: Slot) -> list[Violation]:
+    """What the page and browser reported after the answer: CSP reports, requests, popups.
+
+    The page serves this job only, so whatever arrives before it is closed is this job's.
+    One short pause lets the browser deliver reports already on their way.
+    """
+    found: list[Violation] = []
+    wait = "(api) => new Promise((r) => setTimeout(r, 25)).then(() => window[api].late())"
+    with contextlib.suppress(Exception):  # a page that no longer answers is discarded anyway
+        raw = await asyncio.wait_for(slot.page.evaluate(wait, pool.api), timeout=2)
+        for item in json.loads(raw):
+            code = item.get("code") if item.get("code") in CODES else "forbidden_api"
+            found.append(Violation(code, str(item.get("message"))[:300], item.get("line")))
+    for attempt in dict.fromkeys(slot.escapes):
+        message = f"{attempt} tried to leave the page: {CODES['forbidden_api']}"
+        found.append(Violation("forbidden_api", message))
+    return found
 
 
 class SyncRenderer:

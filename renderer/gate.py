@@ -1,109 +1,83 @@
 """The gate's static first pass and its pixel check.
 
-The static pass is cheap and catches the obvious; the page enforces the same rules at run
-time (harness.js), so aliasing or building names at run time does not get past the gate.
+The static pass reads acorn's AST (renderer/jsfacts.py) and catches the obvious; the page
+enforces the same rules at run time (harness.js), so aliasing or building names at run
+time does not get past the gate. A name the sketch declares itself (a helper called
+`loadPalette`, a method called `line`) is the sketch's own and never refused.
 """
 
 from __future__ import annotations
 
 import io
 import re
+from typing import Any
 
 import numpy as np
 from PIL import Image
 
 from refpool.contracts import Violation
-from renderer.profiles import CODES, P5_PRIMITIVES, PAINTING_CALLS, Profile, get_profile
-
-
-def _blank_out(source: str) -> str:
-    """Replace comments, strings and template literals with spaces, keeping line breaks.
-
-    Regex literals are rare in sketches and are left as they are.
-    """
-    out = []
-    i, n = 0, len(source)
-    while i < n:
-        c = source[i]
-        nxt = source[i + 1] if i + 1 < n else ""
-        if c == "/" and nxt == "/":
-            j = source.find("\n", i)
-            j = n if j < 0 else j
-            out.append(" " * (j - i))
-            i = j
-        elif c == "/" and nxt == "*":
-            j = source.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(re.sub(r"[^\n]", " ", source[i:j]))
-            i = j
-        elif c in "'\"`":
-            j = i + 1
-            while j < n and source[j] != c:
-                if source[j] == "\\":
-                    j += 1
-                elif source[j] == "\n" and c != "`":
-                    break
-                j += 1
-            j = min(j + 1, n)
-            # keep the quotes so `fill('#abc')` still looks like a call with an argument
-            out.append(
-                c
-                + re.sub(r"[^\n]", " ", source[i + 1 : j - 1])
-                + (source[j - 1] if j - 1 > i else "")
-            )
-            i = j
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
-_FORBIDDEN = re.compile(
-    r"(?<![\w$.])(fetch|XMLHttpRequest|WebSocket|EventSource|eval|Function|importScripts|"
-    r"document|window|globalThis|localStorage|sessionStorage|indexedDB|navigator|"
-    r"setTimeout|setInterval|requestAnimationFrame|queueMicrotask|Worker|innerHTML|outerHTML|"
-    r"drawingContext|createGraphics|createFramebuffer|loadPixels|updatePixels)\b(?!\s*:)"
-    r"|(?<![\w$.])(load[A-Z]\w*|save\w*|import|createElement)\s*\("
-)
-_ASYNC = re.compile(r"(?<![\w$.])(async|await|Promise)\b|\.then\s*\(")
-_TEXT = re.compile(r"(?<![\w$.])(text[A-Z]?\w*)\s*\(")
-_PRIMITIVE = re.compile(r"(?<![\w$.])(" + "|".join(P5_PRIMITIVES) + r")\s*\(")
-_BRUSH_CALL = re.compile(r"\bbrush\s*\.\s*([A-Za-z_$][\w$]*)")
-_DEFINED = re.compile(r"function\s+([A-Za-z_$][\w$]*)|(?:const|let|var)\s+([A-Za-z_$][\w$]*)")
-# Checked in this order; each reports its first match only.
-_NAMED_RULES = (
-    (_FORBIDDEN, "forbidden_api"),
-    (_ASYNC, "async_sketch"),
-    (_TEXT, "text"),
-    (_PRIMITIVE, "p5_primitive"),
+from renderer.jsfacts import MAX_SOURCE_CHARS, ParseError, StaticPassTimeout, js_facts
+from renderer.profiles import (
+    CODES,
+    P5_HELPERS,
+    P5_PRIMITIVES,
+    PAINTING_CALLS,
+    SHADOWED,
+    Profile,
+    get_profile,
 )
 
+# Globals a sketch may not name (beyond the page's own, which the run-time gate shadows).
+_FORBIDDEN_NAMES = {name: code for name, code in SHADOWED}
+_FORBIDDEN_NAMES.update({"eval": "forbidden_api", "importScripts": "forbidden_api"})
+_FORBIDDEN_NAMES.update({"Promise": "async_sketch", "drawingContext": "raw_webgl"})
+_FORBIDDEN_NAMES.pop("brush", None)
+_CREATE_OK = {"createCanvas", "createVector"}
+_REFUSED_HINTS = {
+    "pixel_write": "read and write colours with the brush API instead",
+    "offscreen_buffer": "paint directly on the main canvas with the brush API",
+    "text": "draw letter shapes with brush.beginShape/vertex/endShape if you need them",
+}
 
-def _line_of(text: str, index: int) -> int:
-    return text.count("\n", 0, index) + 1
 
-
-def _bracket_violation(code: str) -> Violation | None:
-    """Unclosed brackets mean a cut-off program; extra closers, a syntax error."""
-    depth = {"{": 0, "(": 0, "[": 0}
-    closers = {"}": "{", ")": "(", "]": "["}
-    for ch in code:
-        if ch in depth:
-            depth[ch] += 1
-        elif ch in closers:
-            depth[closers[ch]] -= 1
-    if any(v > 0 for v in depth.values()):
-        return Violation("truncated", CODES["truncated"])
-    if any(v < 0 for v in depth.values()):
-        message = "There are more closing brackets than opening ones. Check the brackets."
-        return Violation("syntax_error", message)
+def _call_code(name: str) -> str | None:
+    """The code a call of an undeclared p5 name earns, as the page would categorise it."""
+    if name in P5_HELPERS or name in _CREATE_OK:
+        return None
+    if name == "text" or (name.startswith("text") and name[4:5].isupper()) or name == "loadFont":
+        return "text"
+    if name in P5_PRIMITIVES:
+        return "p5_primitive"
+    if name in ("loadPixels", "updatePixels"):
+        return "pixel_write"
+    if name in ("createGraphics", "createFramebuffer", "createShader", "loadShader", "shader"):
+        return "offscreen_buffer"
+    if re.fullmatch(r"(load|save|create|http)[A-Z]\w*|save", name):
+        return "forbidden_api"
     return None
+
+
+def _static_facts(source: str) -> list[Violation] | dict[str, Any]:
+    try:
+        found = js_facts(source)
+    except StaticPassTimeout as exc:
+        message = f"{CODES['timeout']} ({exc}: send a shorter program)"
+        return [Violation("timeout", message)]
+    if isinstance(found, ParseError):
+        if found.at_end:
+            return [Violation("truncated", f"{CODES['truncated']} ({found.message})", found.line)]
+        where = f" (line {found.line}, column {found.column})" if found.line else ""
+        message = f"SyntaxError: {found.message}{where}. {CODES['syntax_error']}"
+        return [Violation("syntax_error", message, found.line)]
+    return found
 
 
 def static_check(source: str | None, profile: str | Profile = "reference") -> list[Violation]:
     """Violations visible in the source text alone (empty list: go on to render).
 
-    `profile` is a resolved Profile, or the name of one.
+    `profile` is a resolved Profile, or the name of one. Works on acorn's AST (comments,
+    strings, templates and regex literals are never mistaken for code) and reports every
+    distinct violation once, with the line of its first occurrence.
     """
     prof = get_profile(profile)
     if source is None or not source.strip():
@@ -112,49 +86,55 @@ def static_check(source: str | None, profile: str | Profile = "reference") -> li
         return [
             Violation("syntax_error", "The program contains NUL bytes: it is not JavaScript text.")
         ]
-    code = _blank_out(source)
-    found: list[Violation] = []
-
-    def add(code_: str, message: str, index: int | None = None) -> None:
-        found.append(
-            Violation(code_, message, _line_of(code, index) if index is not None else None)
+    if len(source) > MAX_SOURCE_CHARS:
+        message = (
+            f"The program is {len(source)} characters long; send one under {MAX_SOURCE_CHARS}."
         )
+        return [Violation("syntax_error", message)]
+    facts = _static_facts(source)
+    if isinstance(facts, list):
+        return facts
+    found: list[Violation] = []
+    seen: set[tuple[str, str]] = set()
 
-    unbalanced = _bracket_violation(code)
-    if unbalanced:
-        found.append(unbalanced)
+    def add(code: str, key: str, message: str, line: int | None = None) -> None:
+        if (code, key) not in seen:
+            seen.add((code, key))
+            found.append(Violation(code, message, line))
 
-    if not re.search(r"function\s+setup\s*\(|\bsetup\s*=", code):
-        add("no_setup", CODES["no_setup"])
-    if not re.search(r"createCanvas\s*\([^;]*\bWEBGL\b", code):
-        add("no_webgl_canvas", CODES["no_webgl_canvas"])
-
-    user_defined = {a or b for a, b in _DEFINED.findall(code)}
-    for pattern, code_ in _NAMED_RULES:
-        for m in pattern.finditer(code):
-            name = next((g for g in m.groups() if g), m.group(0))
-            if code_ == "p5_primitive" and name in user_defined:
-                continue  # the sketch's own helper named like a primitive
-            add(code_, f"`{name}` is not allowed: {CODES[code_]}", m.start())
-            break
+    if not facts["hasSetup"]:
+        add("no_setup", "", CODES["no_setup"])
+    if not facts["webglCanvas"]:
+        add("no_webgl_canvas", "", CODES["no_webgl_canvas"])
+    declared = set(facts["declared"])
+    for name, line in facts["refs"]:
+        code = _FORBIDDEN_NAMES.get(name)
+        if code and name not in declared:
+            add(code, name, f"`{name}` is not allowed: {CODES[code]}", line)
+    for name, line in facts["calls"]:
+        code = _call_code(name)
+        if code and name not in declared:
+            hint = f" Instead, {_REFUSED_HINTS[code]}." if code in _REFUSED_HINTS else ""
+            add(code, name, f"`{name}()` is not allowed: {CODES[code]}{hint}", line)
+    if facts["dynamicImport"]:
+        add("forbidden_api", "import", f"import() is not allowed: {CODES['forbidden_api']}")
+    if facts["dataImage"]:
+        message = "Embedded images (data:image/...) are not allowed: paint with the brush API."
+        add("forbidden_api", "data:image", message, facts["dataImage"])
 
     allowed = set(prof.brush_methods)
-    painting = False
-    for m in _BRUSH_CALL.finditer(code):
-        method = m.group(1)
-        if method not in allowed:
-            allowlist = ", ".join(prof.brush_methods)
-            message = f"brush.{method}() is not allowed; use only {allowlist}"
-            add("unknown_brush_method", message, m.start())
-            break
-        painting = painting or method in PAINTING_CALLS
-    if not painting:
-        add("no_painting", CODES["no_painting"])
-    if re.search(r"data:image/", source):
-        add(
-            "forbidden_api",
-            "Embedded images (data:image/...) are not allowed: paint with the brush API.",
-        )
+    if "brush" not in declared:
+        for method, line, _dynamic in facts["brush"]:
+            if method is not None and method not in allowed:
+                allowlist = ", ".join(prof.brush_methods)
+                message = f"brush.{method}() is not allowed; use only {allowlist}"
+                add("unknown_brush_method", method, message, line)
+    # No painting call is named anywhere (on brush or an alias of it). A sketch whose only
+    # painting calls were refused above has already been told what to fix.
+    properties = set(facts["properties"])
+    names_painting = bool(properties & set(PAINTING_CALLS)) or facts["computedMembers"] > 0
+    if not names_painting:
+        add("no_painting", "", CODES["no_painting"])
     return found
 
 

@@ -20,6 +20,14 @@
   const removeChildOrig = Node.prototype.removeChild;
   const stringSlice = String.prototype.slice;
   const stringify = JSON.stringify;
+  const weakSetHas = WeakSet.prototype.has;
+  const weakSetAdd = WeakSet.prototype.add;
+  const stringIndexOf = String.prototype.indexOf;
+  const toDataURLOrig = HTMLCanvasElement.prototype.toDataURL;
+  const getContextOrig = HTMLCanvasElement.prototype.getContext;
+  const ErrorCtor = Error;
+  // Deep enough that a sketch frame is always in a captured stack (see sketchOnStack).
+  Error.stackTraceLimit = 200;
   const acornParse = window.acorn.parse; // loaded just before this file
 
   // Globals a sketch may see: JavaScript's own. p5's are added per job (p5.prototype names).
@@ -57,14 +65,31 @@
   let mode = OTHER;
   let job = null;
 
-  class Tripped extends Error {}
+  // Our own tripwire errors, known by identity: a sketch's look-alike (or a Proxy) is never
+  // asked what it is (instanceof would run a Proxy's getPrototypeOf trap in our frames).
+  const tripped = new WeakSet();
+  const isTripped = (err) => apply(weakSetHas, tripped, [err]);
+
+  const record = (v) => {
+    if (!job) return;
+    if (job.finished) { job.late[job.late.length] = v; return; }
+    job.violations[job.violations.length] = v;
+  };
 
   const violate = (code, message) => {
-    if (job && !job.finished) {
-      const v = { code, message, line: userLine(new Error().stack) };
-      job.violations[job.violations.length] = v;
-    }
-    throw new Tripped(message);
+    record({ code, message, line: userLine(new ErrorCtor().stack) });
+    const err = new ErrorCtor(message);
+    apply(weakSetAdd, tripped, [err]);
+    throw err;
+  };
+
+  // Is the sketch's own script anywhere on the stack? Sketch code that runs outside USER
+  // mode (a microtask, a FinalizationRegistry callback, a getter we were tricked into
+  // reading) still has its frames there, so guards trip in every mode.
+  const sketchOnStack = () => {
+    if (!job) return false;
+    const stack = new ErrorCtor().stack;
+    return typeof stack === "string" && apply(stringIndexOf, stack, [job.scriptUrl]) >= 0;
   };
 
   // Line of the innermost stack frame inside the sketch's own script.
@@ -106,6 +131,17 @@
     return true;
   };
 
+  // The canvas's own pixels (never a page screenshot, which CSS could alter), or why not.
+  const capture = () => {
+    const inst = job.instance;
+    const canvas = inst && inst.canvas;
+    if (!canvas) return { error: "no canvas" };
+    const gl = apply(getContextOrig, canvas, ["webgl2"]) || apply(getContextOrig, canvas, ["webgl"]);
+    // A lost context is the GPU process's doing (or an earlier page's): not this sketch's.
+    if (!gl || gl.isContextLost()) return { error: "the WebGL context was lost" };
+    return { png: apply(toDataURLOrig, canvas, ["image/png"]) };
+  };
+
   const finish = (status, detail) => {
     if (!job || job.finished) return;
     if (status === "done" && !pageIsClean()) {
@@ -115,26 +151,65 @@
       };
       status = "error";
     }
+    if (status === "error" && job.violations.length === 0) {
+      // An error is never a pass: a sketch that failed without saying why still failed.
+      job.violations[job.violations.length] = {
+        code: "runtime_error", line: null, message: "the sketch stopped with an error that is not an Error object",
+      };
+    }
     job.finished = true;
     const inst = job.instance;
     if (inst) inst._loop = false;
+    let png = null;
+    if (status === "done" && job.violations.length === 0 && job.canvas) {
+      let shot;
+      const prev = mode;
+      mode = API;
+      try { shot = capture(); } catch (_e) { shot = { error: "could not read the canvas" }; } finally { mode = prev; }
+      if (shot.error) { status = "infra"; detail = shot.error; } else png = shot.png;
+    }
     // A string, built with captured intrinsics: nothing the sketch patched can garble it.
     job.resolve(stringify({ status, detail: detail || null, violations: job.violations,
-                            paints: job.paints, frames: job.frames, canvas: job.canvas }));
+                            paints: job.paints, frames: job.frames, canvas: job.canvas, png }));
+  };
+
+  // What a thrown value says about itself, asked while the guards are up (USER mode): its
+  // getters and a Proxy's traps are the sketch's code and run under the sketch's rules.
+  // Only string answers are kept.
+  const describe = (err) => {
+    const out = { name: "", message: "", stack: null };
+    if (err === null || (typeof err !== "object" && typeof err !== "function")) {
+      out.message = typeof err === "symbol" ? "a symbol" : "" + err;
+      return out;
+    }
+    const prev = mode;
+    mode = USER;
+    try {
+      const name = err.name, message = err.message, stack = err.stack;
+      if (typeof name === "string") out.name = name;
+      if (typeof message === "string") out.message = message;
+      if (typeof stack === "string") out.stack = stack;
+    } catch (_e) {
+      /* a value that throws when asked is still an error */
+    } finally { mode = prev; }
+    return out;
   };
 
   const fail = (err) => {
     if (!job || job.finished) return;
-    if (err && err.name === "EvalError") {
+    if (isTripped(err)) { finish("error"); return; }
+    const info = describe(err);
+    if (job.finished) return;
+    if (info.name === "EvalError") {
       job.violations[job.violations.length] = {
         code: "forbidden_api", message: "eval and new Function are not allowed: " + config.codes.forbidden_api,
-        line: userLine(err.stack),
+        line: userLine(info.stack),
       };
-    } else if (!(err instanceof Tripped)) {
-      const text = err && err.message ? String(err.message) : String(err);
-      const name = err && err.name ? err.name + ": " : "";
+    } else {
+      const text = stringSlice.call(info.message || "the sketch threw a value that is not an Error", 0, 500);
       job.violations[job.violations.length] = {
-        code: "runtime_error", message: name + text, line: userLine(err && err.stack),
+        code: "runtime_error", message: (info.name ? stringSlice.call(info.name, 0, 50) + ": " : "") + text,
+        line: userLine(info.stack),
       };
     }
     finish("error");
@@ -150,6 +225,54 @@
   const colourHandles = new WeakMap(); // handle -> CSS rgba() string
 
   const isPrimitive = (v) => v === null || (typeof v !== "object" && typeof v !== "function");
+  const ObjectProto = Object.prototype;
+  const getPrototypeOf = Object.getPrototypeOf;
+  const freeze = Object.freeze;
+  const mathFns = { sqrt: Math.sqrt, cos: Math.cos, sin: Math.sin, atan2: Math.atan2, acos: Math.acos };
+
+  // A sketch's vector: plain numbers and maths done here, never a p5.Vector (whose methods
+  // and prototype lead back to p5). The common p5.Vector methods, chainable like p5's.
+  function SafeVector(x, y, z) { this.x = +x || 0; this.y = +y || 0; this.z = +z || 0; }
+  const num = (v) => (typeof v === "number" ? v : 0);
+  const parts = (a, b, c) => {
+    if (a !== null && typeof a === "object") return [num(a.x), num(a.y), num(a.z)];
+    if (typeof a === "number" && b === undefined && c === undefined) return [a, a, a];
+    return [num(a), num(b), num(c)];
+  };
+  const V = SafeVector.prototype;
+  V.set = function (a, b, c) { const p = parts(a, b, c); this.x = p[0]; this.y = p[1]; this.z = p[2]; return this; };
+  V.copy = function () { return new SafeVector(this.x, this.y, this.z); };
+  V.add = function (a, b, c) { const p = parts(a, b, c); this.x += p[0]; this.y += p[1]; this.z += p[2]; return this; };
+  V.sub = function (a, b, c) { const p = parts(a, b, c); this.x -= p[0]; this.y -= p[1]; this.z -= p[2]; return this; };
+  V.mult = function (a, b, c) { const p = parts(a, b, c); this.x *= p[0]; this.y *= p[1]; this.z *= p[2]; return this; };
+  V.div = function (a, b, c) { const p = parts(a, b, c); if (p[0] && p[1] && (p[2] || this.z === 0)) { this.x /= p[0]; this.y /= p[1]; if (p[2]) this.z /= p[2]; } return this; };
+  V.magSq = function () { return this.x * this.x + this.y * this.y + this.z * this.z; };
+  V.mag = function () { return mathFns.sqrt(this.magSq()); };
+  V.dot = function (a, b, c) { const p = parts(a, b, c); return this.x * p[0] + this.y * p[1] + this.z * p[2]; };
+  V.cross = function (v) { const p = parts(v); return new SafeVector(this.y * p[2] - this.z * p[1], this.z * p[0] - this.x * p[2], this.x * p[1] - this.y * p[0]); };
+  V.dist = function (v) { const p = parts(v); const dx = p[0] - this.x, dy = p[1] - this.y, dz = p[2] - this.z; return mathFns.sqrt(dx * dx + dy * dy + dz * dz); };
+  V.normalize = function () { const m = this.mag(); if (m) { this.x /= m; this.y /= m; this.z /= m; } return this; };
+  V.setMag = function (n) { return this.normalize().mult(num(n)); };
+  V.limit = function (n) { const m = this.mag(); if (m > n) this.setMag(n); return this; };
+  V.heading = function () { return mathFns.atan2(this.y, this.x); };
+  V.setHeading = function (a) { const m = this.mag(); this.x = m * mathFns.cos(a); this.y = m * mathFns.sin(a); return this; };
+  V.rotate = function (a) { const c = mathFns.cos(a), s = mathFns.sin(a), x = this.x; this.x = x * c - this.y * s; this.y = x * s + this.y * c; return this; };
+  V.lerp = function (a, b, c, amt) {
+    if (a !== null && typeof a === "object") { amt = b; const p = parts(a); a = p[0]; b = p[1]; c = p[2]; }
+    this.x += (num(a) - this.x) * num(amt); this.y += (num(b) - this.y) * num(amt); this.z += (num(c) - this.z) * num(amt); return this;
+  };
+  V.angleBetween = function (v) { const p = parts(v); const d = this.mag() * mathFns.sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]); return d ? mathFns.acos(this.dot(v) / d) : 0; };
+  V.array = function () { return [this.x, this.y, this.z]; };
+  V.equals = function (a, b, c) { const p = parts(a, b, c); return this.x === p[0] && this.y === p[1] && this.z === p[2]; };
+  V.toString = function () { return "vector[" + this.x + ", " + this.y + ", " + this.z + "]"; };
+  freeze(V);
+  freeze(SafeVector);
+
+  const isVectorLike = (value) => {
+    const proto = getPrototypeOf(value); // a Proxy's trap runs here, in USER mode
+    return proto === ObjectProto || proto === null || proto === V;
+  };
+
   const copyValue = (value, depth, name, forBrush, inst) => {
     if (isPrimitive(value)) {
       if (typeof value === "symbol" || typeof value === "bigint") violate("bad_argument", `${name}() takes numbers, colour strings or arrays`);
@@ -172,30 +295,65 @@
       }
       return out;
     }
-    if (!forBrush && inst && typeof value === "object" && !ProxyCheck(value)) {
-      const xyz = [0, 0, 0];
-      let found = 0;
-      ["x", "y", "z"].forEach((k, i) => {
-        const d = getOwnPropertyDescriptor(value, k);
-        if (d && "value" in d && typeof d.value === "number") { xyz[i] = d.value; found++; }
-      });
-      if (found >= 2) return apply(vectorFrom, inst, xyz); // a vector-like {x, y[, z]}
+    if (typeof value === "object" && isVectorLike(value)) {
+      if (!forBrush && inst) {
+        const xyz = [0, 0, 0];
+        let found = 0;
+        ["x", "y", "z"].forEach((k, i) => {
+          const d = getOwnPropertyDescriptor(value, k);
+          if (d && "value" in d && typeof d.value === "number") { xyz[i] = d.value; found++; }
+        });
+        if (found >= 2) return apply(vectorFrom, inst, xyz); // a vector-like {x, y[, z]}
+      } else if (forBrush && depth < 2) {
+        // An options object, as p5.brush documents (brush.hatch(x, y, {rand: true})):
+        // copied key by key into a fresh plain object, data properties only.
+        const keys = getOwnPropertyNames(value);
+        if (keys.length > 64) bad("was given an options object with too many keys");
+        const out = {};
+        for (let i = 0; i < keys.length; i++) {
+          const d = getOwnPropertyDescriptor(value, keys[i]);
+          if (!d) continue;
+          if (!("value" in d)) bad("was given an object with a getter in it");
+          defineProperty(out, keys[i], { value: copyValue(d.value, depth + 1, name, forBrush, inst), enumerable: true, writable: true, configurable: true });
+        }
+        return out;
+      }
     }
     return bad("was given an object or function");
-  };
-  // Proxies cannot be told apart from objects; a plain vector-like object must have an
-  // ordinary prototype, which reading it through a Proxy's trap would not prove, so only
-  // objects whose prototype is Object.prototype or null qualify.
-  const ObjectProto = Object.prototype;
-  const ProxyCheck = (value) => {
-    const proto = Object.getPrototypeOf(value);
-    return proto !== ObjectProto && proto !== null;
   };
   const copyArgs = (args, name, forBrush, inst) => {
     const out = [];
     for (let i = 0; i < args.length; i++) out[i] = copyValue(args[i], 0, name, forBrush, inst);
     return out;
   };
+
+  // A colour is an opaque handle; its setters build a new colour from the old one's CSS.
+  const colourProto = Object.create(null);
+  const colourCss = (h) => colourHandles.get(h) || "rgba(0,0,0,1)";
+  const text = function () { return colourCss(this); };
+  const withColour = (handle, edit) => {
+    const P5 = window.p5;
+    const inst = job && job.instance;
+    if (!P5 || !inst || !colourHandles.has(handle)) return undefined;
+    const prev = mode;
+    mode = API;
+    try {
+      const c = apply(colourFromCss, inst, [colourCss(handle)]);
+      edit(c);
+      colourHandles.set(handle, apply(colourToCss, c, ["rgba"]));
+    } finally { mode = prev; }
+    return undefined;
+  };
+  const setter = (method) => function (v) {
+    if (typeof v !== "number") violate("bad_argument", `${method}() takes a number`);
+    return withColour(this, (c) => apply(c[method], c, [v]));
+  };
+  defineProperty(colourProto, "toString", { value: text });
+  defineProperty(colourProto, "valueOf", { value: text });
+  defineProperty(colourProto, Symbol.toPrimitive, { value: text });
+  for (const m of ["setAlpha", "setRed", "setGreen", "setBlue"]) defineProperty(colourProto, m, { value: setter(m) });
+  freeze(colourProto);
+
   // What the sketch may receive back: data, colour handles and vector copies, never internals.
   const sanitise = (value, depth = 0) => {
     if (isPrimitive(value)) return value;
@@ -206,15 +364,11 @@
       return out;
     }
     if (P5 && value instanceof P5.Color) {
-      const css = apply(colourToCss, value, ["rgba"]);
-      const text = () => css;
-      const handle = Object.freeze(Object.create(null, {
-        toString: { value: text }, valueOf: { value: text }, [Symbol.toPrimitive]: { value: text },
-      }));
-      colourHandles.set(handle, css);
+      const handle = freeze(Object.create(colourProto));
+      colourHandles.set(handle, apply(colourToCss, value, ["rgba"]));
       return handle;
     }
-    if (P5 && value instanceof P5.Vector) return { x: value.x, y: value.y, z: value.z };
+    if (P5 && value instanceof P5.Vector) return new SafeVector(value.x, value.y, value.z);
     return undefined;
   };
 
@@ -231,12 +385,48 @@
     if (name === "createGraphics" || name === "createFramebuffer" || name === "createShader" || name === "shader" ||
         name === "loadShader" || name === "filter" || name === "createFilterShader" || name === "buildGeometry" ||
         name === "createImage" || name === "beginGeometry" || stringSlice.call(name, -6) === "Shader") return "offscreen_buffer";
-    if (name === "resizeCanvas" || name === "pixelDensity") return "canvas_size";
+    if (name === "resizeCanvas") return "canvas_size";
     if (stringSlice.call(name, 0, 4) === "load" || stringSlice.call(name, 0, 4) === "save" ||
         stringSlice.call(name, 0, 4) === "http" || stringSlice.call(name, 0, 6) === "select" ||
         stringSlice.call(name, 0, 6) === "create" || name === "getURL" || name === "getURLPath" ||
         name === "getURLParams" || name === "remove" || name === "cursor" || name === "fullscreen") return "forbidden_api";
     return "p5_forbidden";
+  };
+
+  const outsideSketch = (name) => violate("async_sketch", `${name}() was called from a callback, promise or getter, outside setup()/draw(): ` + config.codes.async_sketch);
+
+  const callApi = (inst, fn, args) => {
+    const prev = mode;
+    mode = API;
+    try { return sanitise(apply(fn, inst, args)); } finally { mode = prev; }
+  };
+  // Helpers the harness answers itself, because p5's own version would refuse honest code,
+  // touch the page, or make the capture wait in wall-clock time.
+  const SPECIAL = {
+    // Frames are counted, not timed: a sketch is captured after maxFrames frames whatever
+    // rate it asks for, so the rate is accepted and ignored.
+    frameRate: (inst, args, original) => (args.length === 0 ? callApi(inst, original, []) : undefined),
+    // The harness renders at density 1 (the fixed canvas size); asking for 1 is a no-op.
+    pixelDensity: (inst, args) => {
+      if (args.length === 0) return 1;
+      if (args[0] !== 1) violate("canvas_size", "pixelDensity() must stay 1 here: remove the call or use pixelDensity(1)");
+      return undefined;
+    },
+    // An accessibility description: p5 builds DOM for it; nothing to draw, so a no-op.
+    describe: () => undefined,
+    describeElement: () => undefined,
+    // random(array) hands back one of the sketch's own elements (objects included), chosen
+    // with p5's seeded random() like p5's own random(array) does.
+    random: (inst, args, original) => {
+      const first = args[0];
+      if (args.length === 1 && first !== null && typeof first === "object" && isArray(first)) {
+        const length = first.length;
+        if (typeof length !== "number" || length === 0) return undefined;
+        const r = callApi(inst, original, []);
+        return first[r * length | 0];
+      }
+      return callApi(inst, original, copyArgs(args, "random", false, inst));
+    },
   };
 
   const guardP5 = () => {
@@ -268,8 +458,10 @@
           return apply(original, this, arguments);
         };
       } else {
+        const special = SPECIAL[name];
         guarded = function () {
           if (mode === USER) {
+            if (special) return special(this, arguments, original);
             if (category !== "helper") violate(category, `${name}() is not allowed: ` + config.codes[category]);
             const safe = copyArgs(arguments, name, false, this);
             const prev = mode;
@@ -279,10 +471,56 @@
           // Painting from anywhere but inside brush (e.g. a promise callback) is a violation.
           // Also after the frame is done: nothing may paint between "done" and the capture.
           if (painting && mode !== API) violate(category, `${name}() was called outside the brush API`);
+          if (mode === OTHER && sketchOnStack()) outsideSketch(name);
           return apply(original, this, arguments);
         };
       }
       defineProperty(proto, name, { value: guarded, writable: true, configurable: true, enumerable: desc.enumerable });
+    }
+  };
+
+  // --- what the sketch's global p5 names resolve to -------------------------------------
+  // p5 binds its functions onto window for global mode; p5 itself calls its prototype, not
+  // these. Each becomes a facade that works only in USER mode (or for library code in API
+  // mode) and trips otherwise, so a callback the sketch scheduled can never reach p5.
+  const installFacades = (inst) => {
+    const names = getOwnPropertyNames(window.p5.prototype);
+    const own = getOwnPropertyNames(inst);
+    for (let i = 0; i < own.length; i++) names[names.length] = own[i];
+    for (const name of names) {
+      if (name[0] === "_" || name === "constructor" || name === "setup" || name === "draw") continue;
+      const desc = getOwnPropertyDescriptor(window, name);
+      if (!desc || !desc.configurable) continue;
+      const category = categorise(name);
+      if (typeof desc.value === "function") {
+        const bound = desc.value;
+        const facade = (...args) => {
+          if (mode !== OTHER) return apply(bound, undefined, args); // USER: guarded; API: library
+          // p5's own draw loop calls a few of these (resetMatrix(), scale(d)) through window;
+          // anything else here is sketch code scheduled to run later, and trips.
+          if (category !== "helper" || sketchOnStack()) outsideSketch(name);
+          for (let i = 0; i < args.length; i++) if (!isPrimitive(args[i])) outsideSketch(name);
+          return sanitise(apply(bound, undefined, args));
+        };
+        defineProperty(window, name, { value: facade, configurable: true, enumerable: true, writable: false });
+      } else if (desc.get) {
+        const getter = desc.get;
+        const wrapped = (fn) => (...args) => {
+          if (mode !== USER) outsideSketch(name);
+          if (category !== "helper") violate(category, `${name}() is not allowed: ` + config.codes[category]);
+          return callApi(inst, fn, copyArgs(args, name, false, inst));
+        };
+        defineProperty(window, name, {
+          configurable: true, enumerable: true,
+          get: () => {
+            if (mode === OTHER && sketchOnStack()) outsideSketch(name);
+            const value = apply(getter, window, []);
+            if (mode === API) return value;
+            return typeof value === "function" ? wrapped(value) : sanitise(value);
+          },
+          set: desc.set,
+        });
+      }
     }
   };
 
@@ -353,22 +591,40 @@
       };
       job.scriptError = true;
       if (!isSyntax) finish("error");
-    } else if (!(event.error instanceof Tripped)) {
-      fail(event.error || event.message);
     } else {
-      finish("error");
+      fail(event.error !== undefined ? event.error : event.message);
     }
   });
   window.addEventListener("unhandledrejection", (event) => { fail(event.reason); });
   // The CSP blocked something (eval, a request, an image): the sketch tried to get out.
   document.addEventListener("securitypolicyviolation", (event) => {
-    if (!job || job.finished) return;
-    job.violations[job.violations.length] = {
+    if (!job) return;
+    record({
       code: "forbidden_api", line: null,
       message: `blocked by the page's security policy (${event.effectiveDirective}` +
         (event.blockedURI ? ` ${event.blockedURI}` : "") + "): " + config.codes.forbidden_api,
-    };
+    });
   });
+  // Nothing may leave the page: popups, link clicks and form submissions are stopped here
+  // (and the browser's proxy settings refuse any request that gets past this anyway).
+  const escape = (what) => {
+    record({ code: "forbidden_api", line: null, message: `${what} is not allowed: ` + (config ? config.codes.forbidden_api : "") });
+  };
+  defineProperty(window, "open", { value: () => { escape("opening a window"); return null; }, configurable: false, writable: false });
+  for (const type of ["click", "auxclick", "submit"]) {
+    window.addEventListener(type, (event) => {
+      event.preventDefault();
+      event.stopImmediatePropagation();
+      escape(`a ${type} on the page (links, forms)`);
+    }, true);
+  }
+  for (const proto of [window.HTMLAnchorElement && HTMLAnchorElement.prototype, window.HTMLAreaElement && HTMLAreaElement.prototype, window.HTMLFormElement && HTMLFormElement.prototype, HTMLElement.prototype]) {
+    if (!proto) continue;
+    for (const name of ["click", "submit", "requestSubmit"]) {
+      if (!getOwnPropertyDescriptor(proto, name)) continue;
+      defineProperty(proto, name, { value: () => { escape(`${name}() on a page element`); }, configurable: false, writable: false });
+    }
+  }
 
   // p5 add-on registered after p5.brush: its hooks run once brush has flushed.
   const doneAddon = (p5, fn, lifecycles) => {
@@ -441,7 +697,7 @@
     let resolveJob;
     const finished = new PromiseCtor((r) => { resolveJob = r; });
     job = {
-      seed: spec.seed, violations: [], paints: 0, frames: 0, canvas: null, finished: false,
+      seed: spec.seed, violations: [], late: [], paints: 0, frames: 0, canvas: null, finished: false,
       resolve: resolveJob, scriptUrl: spec.scriptUrl, prefixLines: spec.prefixLines, hasDraw: false,
     };
     try {
@@ -496,31 +752,36 @@
       }
       const args = [brushView];
       for (let i = 0; i < shadowArgs.length; i++) args[i + 1] = shadowArgs[i];
-      let entry;
+      let entry, setupFn, drawFn;
       mode = USER;
-      try { entry = apply(sketchFactory, undefined, args); } catch (err) { mode = OTHER; fail(err); return await finished; }
+      try {
+        // Read while still in USER mode: whatever the sketch planted runs under its rules.
+        entry = apply(sketchFactory, undefined, args);
+        setupFn = entry.setup;
+        drawFn = entry.draw;
+      } catch (err) { mode = OTHER; fail(err); return await finished; }
       mode = OTHER;
-      if (!entry || typeof entry.setup !== "function") {
+      if (typeof setupFn !== "function") {
         job.violations[job.violations.length] = { code: "no_setup", message: config.codes.no_setup, line: null };
         finish("error");
         return await finished;
       }
-      const wrapUser = (fn, name) => function () {
+      // setup()/draw() run in USER mode. What they return is never looked at (an async
+      // setup's promise, or a thenable posing as one): code after an `await` runs later,
+      // outside USER mode, where every brush and p5 call trips.
+      const wrapUser = (fn) => function () {
         if (job.finished) return undefined;
         mode = USER;
-        let result;
-        try { result = apply(fn, undefined, []); } catch (err) { mode = OTHER; fail(err); return undefined; }
+        try { apply(fn, undefined, []); } catch (err) { mode = OTHER; fail(err); return undefined; }
         mode = OTHER;
-        if (result && typeof result.then === "function") {
-          job.violations[job.violations.length] = { code: "async_sketch", message: `${name}() returned a promise: ` + config.codes.async_sketch, line: null };
-          finish("error");
-        }
         return undefined;
       };
-      job.hasDraw = typeof entry.draw === "function";
-      window.setup = wrapUser(entry.setup, "setup");
-      if (job.hasDraw) window.draw = wrapUser(entry.draw, "draw");
-      job.instance = new window.p5();
+      job.hasDraw = typeof drawFn === "function";
+      window.setup = wrapUser(setupFn);
+      if (job.hasDraw) window.draw = wrapUser(drawFn);
+      mode = API;
+      try { job.instance = new window.p5(); } finally { mode = OTHER; }
+      installFacades(job.instance);
     } catch (err) {
       fail(err);
     }
@@ -558,15 +819,18 @@
       const desc = getOwnPropertyDescriptor(proto, name);
       if (!desc) continue;
       const trip = `${name} is not available to sketches: ` + "painting or changing the page by any route but the brush API";
+      // USER mode always trips; outside it, so does any call with the sketch on the stack
+      // (a callback, microtask or getter the sketch set up). API mode is library code.
+      const check = () => { if (mode === USER || (mode === OTHER && sketchOnStack())) violate(code, trip); };
       if (typeof desc.value === "function") {
         const original = desc.value;
         desc.value = function () {
-          if (mode === USER) violate(code, trip);
+          if (mode !== API) check();
           return apply(original, this, arguments);
         };
       } else {
-        if (desc.get) { const g = desc.get; desc.get = function () { if (mode === USER) violate(code, trip); return apply(g, this, []); }; }
-        if (desc.set) { const st = desc.set; desc.set = function (v) { if (mode === USER) violate(code, trip); return apply(st, this, [v]); }; }
+        if (desc.get) { const g = desc.get; desc.get = function () { if (mode !== API) check(); return apply(g, this, []); }; }
+        if (desc.set) { const st = desc.set; desc.set = function (v) { if (mode !== API) check(); return apply(st, this, [v]); }; }
       }
       defineProperty(proto, name, desc);
     }
@@ -648,5 +912,9 @@
     return out;
   };
 
-  defineProperty(window, API_NAME, { value: Object.freeze({ run, ping, globals, configure }), configurable: false, writable: false, enumerable: false });
+  // Violations recorded after the job's answer (late CSP reports, blocked popups): the page
+  // is used for this one job only, so they belong to it.
+  const late = () => stringify(job ? job.late : []);
+
+  defineProperty(window, API_NAME, { value: Object.freeze({ run, ping, globals, configure, late }), configurable: false, writable: false, enumerable: false });
 })();

@@ -2,7 +2,7 @@
 
     POST /render   body: {"source": "...", "seed": 0, "profile": "reference"}
                    (or the raw program as text/javascript, with ?seed=&profile=)
-                   -> 200 JSON {accepted, violations, coverage, render_ms, infra_error,
+                   -> 200 JSON {accepted, violations, coverage, render_ms, queued_ms, infra_error,
                                 cache_key, lib_versions, png_base64}
                    With `Accept: image/png`: the PNG itself, the JSON in `X-Refpool-Result`.
     GET  /health   -> {"ok": true, "lib_versions": {...}, "stats": {...}}
@@ -30,7 +30,8 @@ def render_payload(result: Render, include_png: bool = True) -> dict[str, Any]:
         "accepted": result.accepted,
         "violations": [v.to_dict() for v in result.gate.violations],
         "coverage": result.gate.coverage,
-        "render_ms": round(result.render_ms, 1),
+        "render_ms": round(result.render_ms, 1),  # time on a renderer slot
+        "queued_ms": round(result.queued_ms, 1),  # time waiting for a free slot
         "infra_error": result.infra_error,
         "cache_key": result.cache_key,
         "program_sha": result.program_sha,

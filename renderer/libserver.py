@@ -138,7 +138,11 @@ class LibServer:
 
     @property
     def origin(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}"
+
+    @property
+    def host(self) -> str:
+        return f"127.0.0.1:{self.port}"
 
     def add_job(self, token: str, script: bytes) -> str:
         path = f"/job/{token}.js"

@@ -40,10 +40,11 @@ P5_HELPERS = (
     "lerpColor", "red", "green", "blue", "alpha", "hue", "saturation", "brightness",
     "lightness", "colorMode", "fill", "noFill", "stroke", "noStroke", "strokeWeight",
     "createVector", "millis", "int", "float", "str", "boolean", "hex", "unhex", "nf", "nfc",
-    "nfp", "nfs", "split", "splitTokens", "join", "trim", "append", "shuffle", "sort",
-    "reverse", "concat", "subset", "splice", "shorten", "print", "day", "hour", "minute",
-    "month", "second", "year", "smooth", "noSmooth", "blendMode", "describe",
+    "nfp", "nfs", "splitTokens", "shuffle", "print", "day", "hour", "minute",
+    "month", "second", "year", "smooth", "noSmooth", "blendMode", "describe", "pixelDensity",
 )  # fmt: skip
+# p5 1.x's array/string helpers (split, join, trim, append, sort, reverse, concat, subset,
+# splice, shorten) are gone from p5 2.x: a sketch uses JavaScript's own methods instead.
 
 P5_PRIMITIVES = (
     "arc", "beginShape", "bezier", "bezierVertex", "circle", "curve", "curveVertex",

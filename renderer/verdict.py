@@ -9,10 +9,14 @@ SketchFault for it.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+from PIL import Image
 
 from refpool.contracts import GateResult, Render, Violation
 from renderer.gate import measure_coverage
@@ -48,21 +52,45 @@ def parse_outcome(raw: Any) -> PageOutcome:
                 canvas=bool(data.get("canvas")),
                 paints=int(data.get("paints") or 0),
                 detail=data.get("detail"),
+                png=canvas_png(data.get("png")),
             )
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OSError):
         pass
     return PageOutcome("error", [Violation("tamper", CODES["tamper"])])
+
+
+def canvas_png(data_url: Any) -> bytes | None:
+    """The canvas's own pixels (a PNG data URL), composited over the page's white paper.
+
+    The page never shows through: CSS cannot change what is judged.
+    """
+    prefix = "data:image/png;base64,"
+    if not isinstance(data_url, str) or not data_url.startswith(prefix):
+        return None
+    img = Image.open(io.BytesIO(base64.b64decode(data_url[len(prefix) :], validate=True)))
+    img.load()
+    rgba = img.convert("RGBA")
+    paper = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+    out = io.BytesIO()
+    Image.alpha_composite(paper, rgba).convert("RGB").save(out, "PNG")
+    return out.getvalue()
 
 
 def gate_verdict(outcome: PageOutcome, profile: Profile) -> GateResult:
     """The page's violations, then, for a clean run, the canvas and pixel checks."""
     violations = list(outcome.violations)
     coverage = None
+    if outcome.status != "done" and not violations:
+        # Accepted means "done": an error that names no violation is still a failure.
+        message = f"{CODES['runtime_error']} (the sketch stopped without a recorded reason)"
+        violations.append(Violation("runtime_error", message))
     if outcome.clean:
         if not outcome.canvas:
             violations.append(Violation("no_webgl_canvas", CODES["no_webgl_canvas"]))
         elif outcome.paints == 0:
             violations.append(Violation("no_painting", CODES["no_painting"]))
+        if outcome.png is None and not violations:
+            violations.append(Violation("blank_canvas", CODES["blank_canvas"]))
         if outcome.png is not None:
             coverage = measure_coverage(outcome.png)
             if coverage < profile.min_coverage:
@@ -93,9 +121,20 @@ class SketchFault(Exception):
         return cls(Violation("crash", CODES["crash"]), console)
 
 
+@dataclass
+class Timing:
+    """Where a render's time went: waiting for a slot, and everything else."""
+
+    started: float = field(default_factory=time.perf_counter)
+    queued_s: float = 0.0
+
+    def queued(self, seconds: float) -> None:
+        self.queued_s += seconds
+
+
 @dataclass(frozen=True)
 class RenderStamp:
-    """What every Render of one job shares, and when the job started (for render_ms)."""
+    """What every Render of one job shares, and its timing (render_ms, queued_ms)."""
 
     program_sha: str
     seed: int
@@ -104,7 +143,7 @@ class RenderStamp:
     cache_key: str
     lib_versions: dict[str, str]
     profile: str  # the gate profile's name, as stored
-    started: float = field(default_factory=time.perf_counter)
+    timing: Timing = field(default_factory=Timing)
 
     def finish(
         self,
@@ -121,7 +160,8 @@ class RenderStamp:
             height=self.height,
             gate=gate,
             png=png,
-            render_ms=(time.perf_counter() - self.started) * 1000,
+            render_ms=(time.perf_counter() - self.timing.started - self.timing.queued_s) * 1000,
+            queued_ms=self.timing.queued_s * 1000,
             console=list(console or []),
             infra_error=infra_error,
             cache_key=self.cache_key,

@@ -84,7 +84,7 @@ def write_models(path, base_url, coder_timeout=30, images=False, key_env=None):
                 "model": "loopback-coder",
                 "timeout_s": coder_timeout,
                 "accepts_images": images,
-                "roles": ["coder"],  # ignored: older files carry it and must still load
+                "roles": ["coder"],
             },
             "vlm": common
             | {

@@ -12,7 +12,7 @@ import pytest
 from conftest import SAMPLES
 from PIL import Image, ImageDraw
 
-from generators.analysis import analyse, analyse_path, load_rgb
+from generators.analysis import analyse, analyse_path, hex_to_oklab, load_rgb
 from generators.batch import generate
 from generators.critics import heuristic_critique
 from generators.plan import plan_painting
@@ -56,6 +56,73 @@ def test_analysis_finds_the_flower_its_colours_and_petals():
     assert not any(s.name.endswith("green") for s in a.palette if s.weight > 0.1)
     brief = a.brief()
     assert "about 6 petals" in brief and "#" in brief
+
+
+def daisy_past_the_frame(w=160, h=120, n=12) -> tuple[np.ndarray, np.ndarray]:
+    """Thin white petals radiating past the frame's edge from a yellow heart, on mottled green.
+
+    Returns (image, the flower's true pixels).
+    """
+    rng = np.random.default_rng(3)
+    ground = np.zeros((h, w, 3)) + (45, 70, 35) + rng.normal(0, 8, (h, w, 1))
+    ground += np.linspace(-15, 15, w)[None, :, None]
+    img = Image.fromarray(np.clip(ground, 0, 255).astype(np.uint8))
+    truth = Image.new("L", (w, h), 0)
+    cx, cy = w * 0.5, h * 0.5
+    for k in range(n):
+        a = 2 * math.pi * k / n + 0.1
+        outline = []
+        for t, side in ((0.0, 0), (0.55, 1), (1.0, 0), (0.55, -1)):
+            r, off = 14 + t * 70, side * 5.5
+            outline.append(
+                (cx + math.cos(a) * r - math.sin(a) * off, cy + math.sin(a) * r + math.cos(a) * off)
+            )
+        ImageDraw.Draw(img).polygon(outline, fill=(240, 240, 236))
+        ImageDraw.Draw(truth).polygon(outline, fill=255)
+    heart = (cx - 16, cy - 16, cx + 16, cy + 16)
+    ImageDraw.Draw(img).ellipse(heart, fill=(230, 170, 30))
+    ImageDraw.Draw(truth).ellipse(heart, fill=255)
+    return np.asarray(img), np.asarray(truth) > 0
+
+
+def test_analysis_keeps_thin_petals_and_leaves_out_the_ground_between_them():
+    """The flower's area is its petals and heart: not the ground between petals, and not
+    short of petals whose thin bases meet the heart or that run past the frame."""
+    rgb, truth = daisy_past_the_frame()
+    a = analyse(rgb)
+    iou = (a.mask & truth).sum() / (a.mask | truth).sum()
+    assert iou > 0.9, iou
+    assert abs(a.coverage - truth.mean()) < 0.03, (a.coverage, truth.mean())
+    assert a.separated_petals and 11 <= a.petals <= 13 and a.cropped
+    assert [s.name for s in a.palette if s.weight > 0.05] and not [
+        s for s in a.palette if "green" in s.name
+    ]
+    assert "green" in a.background_hues
+    brief = a.brief()
+    assert "about 12 petals" in brief or f"about {a.petals} petals" in brief
+    assert f"covers {a.coverage:.0%}" in brief
+
+
+def test_analysis_finds_an_off_centre_flower_whole():
+    """Petals cut by the frame's edge are still the flower's, not a neighbouring bloom."""
+    off_centre = six_petals(200)[20:180, 50:200]  # the flower sits at a third of the width
+    a = analyse(off_centre)
+    assert abs(a.centre[0] - 0.35) < 0.05 and abs(a.centre[1] - 0.5) < 0.05
+    assert 0.33 < a.coverage < 0.45 and a.petals == 6 and a.cropped
+    assert "green" not in a.hues and "red" not in a.background_hues
+
+
+def test_plan_takes_petal_colours_from_the_flower_and_leaves_from_the_ground(sample_photos):
+    """The dahlia is painted in its own oranges, with leaves from the foliage around it."""
+    analysis = analyse_path(str(sample_photos / SAMPLE_FILES[0]))
+    for seed in range(6):
+        plan = plan_painting(analysis, seed)
+        for ring in plan.rings:
+            lightness, a_, b_ = hex_to_oklab(ring.colour)
+            hue = math.degrees(math.atan2(b_, a_)) % 360
+            assert 15 < hue < 100, (ring.colour, hue)  # red-orange to yellow-orange petals
+        _, la, lb = hex_to_oklab(plan.leaf_colour)
+        assert 100 < math.degrees(math.atan2(lb, la)) % 360 < 200  # green leaves
 
 
 @pytest.mark.parametrize("name", SAMPLE_FILES)

@@ -13,6 +13,7 @@ from test_generators_models import CRITIC_JSON, GOOD, _rows, write_models
 from generators import critics, llm
 from generators.batch import generate
 from generators.loopback import LoopbackOpenAI
+from generators.summary import format_summary
 from refpool.intake.photos import import_folder
 from renderer import extract_program
 
@@ -130,11 +131,14 @@ def test_paid_critic_reply_is_reused_after_a_crash(store, photo_id, renderer, tm
 @pytest.mark.browser
 def test_unparseable_critic_reply_falls_back_and_says_so(store, photo_id, renderer, tmp_path):
     with LoopbackOpenAI(default=Replies(critic=[{"content": "Lovely petals!"}])) as server:
-        _run(store, photo_id, renderer, write_models(tmp_path / "m.json", server.base_url), 1)
+        models = write_models(tmp_path / "m.json", server.base_url)
+        summary = _run(store, photo_id, renderer, models, 1)
     (row,) = _rows(store)
     critique = json.loads(row["critique"])
     assert row["outcome"] == "ok" and critique["critic"] == "heuristic"
     assert "VLM critic vlm reply unusable" in critique["summary"]
+    assert summary["models"]["coder"]["critic_fallbacks"] == 1  # counted in the table
+    assert "fallbk" in format_summary(summary)
 
 
 def test_reused_paid_reply_keeps_its_finish_reason(store, tmp_path):

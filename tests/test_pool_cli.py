@@ -78,7 +78,7 @@ def test_cli_flow(store, capsys, tmp_path, monkeypatch):
     assert "<svg" in page and "data:image/jpeg;base64," in page and "Changes against 1.0.0" in page
 
     code, out, _ = run(capsys, "export", "--out", str(tmp_path / "ex"), "--version", "1.0.0")
-    assert code == 0 and "exported 1.0.0: 6 rows" in out
+    assert code == 0 and "exported 1.0.0: 6 rows" in out and "sources/  (6 files" in out
     code, out, _ = run(capsys, "pool", "sample", "--version", "1.0.0", "--seed", "3", "--json")
     first = json.loads(out)
     code, out, _ = run(
@@ -103,6 +103,6 @@ def test_cli_flow(store, capsys, tmp_path, monkeypatch):
     code, _, err = run(capsys, "publish", "--repo", "ana/pool")
     assert code == 2 and "no Hugging Face token" in err
     code, out, _ = run(capsys, "publish", "--repo", "ana/pool", "--dry-run")
-    assert code == 0 and "data/train-00000-of-00001.parquet" in out and "README.md" in out
+    assert code == 0 and "images/  (6 files: images/" in out and "metadata.jsonl" in out
     code, _, err = run(capsys, "report", "--out", str(html), "--version", "9.9.9")
     assert code == 2 and "no pool version '9.9.9'" in err

@@ -124,7 +124,7 @@ def test_analysis_over_a_store(store):
     assert a.metrics["n"] == 4
     assert a.metrics["counts"]["tier"] == {"love": 2, "okay": 2}
     assert a.metrics["near_duplicates"]["clusters"] == [[1, 2]]
-    assert a.metrics["phash"]["min"] == 0
+    assert a.metrics["distance"]["min"] == 0
     assert 1.0 < a.metrics["vendi"]["hash"] < 4.0
     assert set(a.metrics["per_tier"]) == {"love", "okay"}
     # cached: a second run reads features from the table
@@ -134,17 +134,30 @@ def test_analysis_over_a_store(store):
 def test_near_duplicate_clusters_do_not_chain():
     """Images 0..7 in a line, 10 apart: neighbours are near-duplicates, the ends are not.
 
-    Connected components put all eight in one cluster; a cluster must only hold images
-    within the threshold of its leader.
+    Connected components put all eight in one cluster, and a leader rule lets two members sit
+    20 apart (either side of the leader). Every two members of a cluster must be within the
+    threshold of each other.
     """
-    import numpy as np
-
-    from pool import metrics as m
-
     pos = np.arange(8) * 10
     d = np.abs(pos[:, None] - pos[None, :])
     clusters = m.near_duplicate_clusters(d, 10)
-    assert clusters and all(len(c) <= 3 for c in clusters)
+    assert clusters and all(len(c) == 2 for c in clusters)
+    for c in clusters:
+        assert d[np.ix_(c, c)].max() <= 10
+    members = [i for c in clusters for i in c]
+    assert len(members) == len(set(members)) == 8
+
+
+def test_six_paintings_linked_by_near_pairs_stay_apart():
+    """The issue's case: six paintings where each is near the next (a chain), and one true
+    duplicate pair. Only the duplicate pair may form a cluster of its own that mixes nothing."""
+    d = np.full((7, 7), 40.0)
+    for i in range(5):  # 0-1-2-3-4-5 each near its neighbour only
+        d[i, i + 1] = d[i + 1, i] = 18.0
+    d[5, 6] = d[6, 5] = 3.0  # 6 repaints 5
+    np.fill_diagonal(d, 0)
+    clusters = m.near_duplicate_clusters(d, 20)
     for c in clusters:
         assert d[np.ix_(c, c)].max() <= 20
-    assert sorted(i for c in clusters for i in c) == sorted(set(i for c in clusters for i in c))
+    assert max(len(c) for c in clusters) == 2
+    assert [5, 6] in clusters

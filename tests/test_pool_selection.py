@@ -32,7 +32,8 @@ def test_bad_parameters_are_refused(store):
     for kwargs in (
         {"target": 0},
         {"love_fraction": 1.5},
-        {"dup_threshold": 99},
+        {"dup_threshold": 101},  # a similarity distance lies in 0..100
+        {"dup_threshold": -1},
         {"max_per_photo": 0},
     ):
         with pytest.raises(SelectionError):
@@ -118,3 +119,22 @@ def test_release_diff_and_immutability(store):
     assert (love_id, "love", "okay") in diff.retiered
     assert set(diff.added) == set(v2.candidate_ids) - set(v1.candidate_ids)
     assert get_version(store, "latest").version == "1.1.0"
+
+
+def test_features_of_an_older_version_without_the_png_leave_it_out_not_crash(store):
+    """A store from before the similarity signature: the PNG is gone and only old-version
+    features are cached. The candidate is left out as png_missing; the rest still build."""
+    from pool.features import FEATURE_VERSION, load_features
+
+    photo = add_photo(store, "rose.jpg")
+    kept = add_candidate(store, photo, hue=0.1, seed=5)
+    gone = add_candidate(store, photo, hue=0.6, seed=11)
+    rate_all(store, (kept, gone), lambda cid: "love")
+    sha = load_entries(store)[gone].candidate.png_sha
+    load_features(store, [sha], progress=False)
+    with store.transaction() as db:
+        db.execute("UPDATE image_features SET version = ?", (FEATURE_VERSION - 1,))
+    store.png_path(sha).unlink()
+    draft = build_pool(store, target=2, love_fraction=1.0)
+    assert draft.candidate_ids == [kept]
+    assert [e.reason for e in draft.excluded if e.candidate_id == gone] == ["png_missing"]

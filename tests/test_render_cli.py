@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -53,6 +54,7 @@ def test_render_json_contract_and_exit_status(tmp_path, refpool_home):
             "coverage",
             "png",
             "render_ms",
+            "queued_ms",
             "infra_error",
         } <= set(row)
     assert rows["trivial.js"]["accepted"] and rows["trivial.js"]["coverage"] > 0.005
@@ -66,6 +68,26 @@ def test_render_json_contract_and_exit_status(tmp_path, refpool_home):
     db = sqlite3.connect(refpool_home / "refpool.db")
     recorded = db.execute("SELECT accepted, png_sha FROM renders ORDER BY id").fetchall()
     assert sorted(a for a, _ in recorded) == [0, 0, 1]
+
+
+def test_render_ms_is_time_on_a_slot_and_queueing_is_separate(tmp_path, refpool_home):
+    """With one slot, files wait their turn: that wait is queued_ms, not render_ms."""
+    source = (HERE / "sketches" / "trivial.js").read_text()
+    files = []
+    for n in range(4):
+        path = tmp_path / f"s{n}.js"
+        path.write_text(source + f"\n// copy {n}\n")
+        files.append(str(path))
+    started = time.perf_counter()
+    proc = run_cli("render", *files, "--json", "--slots", "1", "--no-cache")
+    wall_ms = (time.perf_counter() - started) * 1000
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert all(row["accepted"] for row in rows)
+    # One slot renders one file at a time, so the on-slot times add up to less than the
+    # whole run; queueing counted in would add up to far more.
+    assert sum(row["render_ms"] for row in rows) < wall_ms
+    assert max(row["queued_ms"] for row in rows) > 0
 
 
 def test_render_all_accepted_exits_zero_with_summary(refpool_home):
@@ -94,6 +116,7 @@ def test_http_mode_serves_png_and_json(renderer):
         )
         payload = json.load(urllib.request.urlopen(req, timeout=60))
         assert payload["accepted"] and payload["infra_error"] is None
+        assert payload["queued_ms"] >= 0 and payload["render_ms"] > 0
         assert base64.b64decode(payload["png_base64"]).startswith(b"\x89PNG")
 
         hostile = (HERE / "hostile" / "text_escape.js").read_bytes()

@@ -39,10 +39,9 @@ def test_hostile_corpus_is_rejected_with_the_right_code(renderer, path):
     source = path.read_text()
     defused = re.search(r"expect: defused<([\d.]+)", source)
     expected = [] if defused else re.search(r"expect: ([\w|]+)", source).group(1).split("|")
+    # Written to slip past the text checks (the AST pass now sees through most of them):
+    # the page itself must stop it too, so the static pass is skipped.
     runtime_only = "runtime-only" in source
-    if runtime_only:
-        # Written to slip past the text checks: the page itself must stop it.
-        assert static_check(source) == [], "this sketch was meant to pass the static pass"
     result = renderer.render(source, seed=1, deadline_s=5, skip_static=runtime_only)
     assert result.infra_error is None
     if defused:  # the attack is neutralised: whatever is accepted carries no forbidden paint
@@ -221,7 +220,8 @@ def test_a_page_that_navigates_mid_render_is_not_an_infra_error():
         worker = threading.Thread(target=lambda: outcome.update(result=r.render(looping, seed=2)))
         worker.start()
         _time.sleep(1.0)
-        (page,) = [p for c in inner.pool.browser.contexts for p in c.pages]
+        idle = {slot.page for slot in list(inner.pool.slots._queue)}  # the spare page
+        (page,) = [p for c in inner.pool.browser.contexts for p in c.pages if p not in idle]
         r._call(page.evaluate("() => { location.reload(); }"))
         worker.join(60)
         result = outcome["result"]

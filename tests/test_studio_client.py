@@ -42,7 +42,7 @@ def app(tmp_path_factory):
 
 def test_rate_undo_navigate_note_via_api(app):
     store, ids, client = app
-    who, html = client.predict(api_name="/init")
+    who, html, *_ = client.predict(api_name="/init")
     assert who == "curator" and cid_of(html) == ids[0]
     html, note = client.predict(ids[0], "love", "first!", "cal", 0, api_name="/rate")
     assert cid_of(html) == ids[1] and "Saved love" in html and note == ""
@@ -61,8 +61,17 @@ def test_rate_undo_navigate_note_via_api(app):
 
 def test_filters_grid_and_agreement_via_api(app):
     store, ids, client = app
-    html = client.predict(
-        "(any)", "glm-x", "(any)", "(any)", "(any)", False, False, "gil", api_name="/filters"
+    html, *_ = client.predict(
+        "(any)",
+        "glm-x",
+        "(any)",
+        "(any)",
+        "(any)",
+        "(any)",
+        False,
+        False,
+        "gil",
+        api_name="/filters",
     )
     assert cid_of(html) == ids[1]  # populate alternates procedural / glm-x
     grid = client.predict(1, "gil", api_name="/grid")

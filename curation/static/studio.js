@@ -1,10 +1,11 @@
 // The studio's keyboard and prefetch layer. Loaded once per page via launch(js=...).
-// Keys click hidden Gradio buttons; each button's `js` hook reads what is on screen
-// (candidate id, the rating row we saw) so the server acts on exactly what the curator saw.
+// Keys are queued with what was on screen when pressed, then click hidden Gradio buttons one
+// at a time; each button's `js` hook sends that capture, so the server acts on what the
+// curator saw.
 () => {
   if (window.rp) return;
-  const rp = (window.rp = { busy: false, pending: null, tier: "", delta: 0, goto: 0,
-                             nonce: null, sel: new Set(), lastTile: null, preloaded: [] });
+  const rp = (window.rp = { busy: false, nonce: null, sel: new Set(), lastTile: null,
+                             preloaded: [], gridTier: "" });
   const $ = (id) => document.getElementById(id);
   const btn = (id) => { const el = $(id); return el && (el.tagName === "BUTTON" ? el : el.querySelector("button")); };
   const view = () => $("rp-view");
@@ -12,48 +13,75 @@
 
   rp.cid = () => { const v = view(); return v && v.dataset.cid ? Number(v.dataset.cid) : null; };
   rp.seen = () => { const v = view(); return v ? Number(v.dataset.seen || 0) : 0; };
-  // What the next request acts on, captured at keypress time (before any optimistic swap).
-  rp.sent = { cid: null, seen: 0 };
-  rp.fire = (id, setup) => {
-    // One action in flight at a time; one more is remembered and runs when the view updates,
-    // so fast typing never rates the same candidate twice.
-    if (rp.busy) { rp.pending = [id, setup]; return; }
-    setup && setup();
-    const b = btn(id);
-    if (!b) return;
-    rp.sent = { cid: rp.cid(), seen: rp.seen() };
+  // Keys are queued and sent one at a time, in order. Each entry carries what was on screen
+  // when its key was pressed (the candidate, possibly one shown optimistically), so a burst
+  // of keys rates each candidate the curator saw, and none is lost or doubled.
+  rp.queue = [];
+  rp.sent = { cid: null, seen: -1, tier: "", note: "", delta: 0, goto: 0 };
+  rp.display = null;  // {cid, url} shown optimistically ahead of the server
+  rp.shownCid = () => (rp.display ? rp.display.cid : rp.cid());
+  const chain = () => {
+    const v = view();
+    return ((v && v.dataset.chain) || "").split(" ").filter(Boolean).map((p) => {
+      const i = p.indexOf("|"); return { cid: Number(p.slice(0, i)), url: p.slice(i + 1) };
+    });
+  };
+  const show = (target) => {
+    const v = view(), im = $("rp-img");
+    if (!v || !im || im.tagName !== "IMG" || !target) return false;
+    im.src = target.url;
+    im.dataset.cid = String(target.cid);
+    v.classList.add("rp-optimistic");
+    return true;
+  };
+  const noteBox = () => document.querySelector("#rp-note textarea, #rp-note input");
+  const takeNote = () => {
+    // The note goes with this key; empty the box now so a later key does not send it again
+    // (the server puts it back if the save fails).
+    const box = noteBox();
+    const text = box ? box.value : "";
+    if (box && text) { box.value = ""; box.dispatchEvent(new Event("input", { bubbles: true })); }
+    return text;
+  };
+  const status = (text) => {
+    const msg = view() && view().querySelector(".rp-msg");
+    if (msg) { msg.className = "rp-msg rp-info"; msg.textContent = text; }
+  };
+  rp.pump = () => {
+    if (rp.busy || !rp.queue.length) return;
+    const e = rp.queue.shift();
+    const b = btn(e.id);
+    if (!b) { rp.pump(); return; }
+    rp.sent = e;
     rp.busy = true;
     rp.busyAt = performance.now();
     b.click();
-    return true;
   };
-  rp.optimistic = (tier, which = "next") => {
-    // Show the prefetched next render at once; the server's reply (sent only after the
-    // rating is committed) then replaces the whole view and confirms with "Saved ...".
-    const v = view();
-    const im = document.getElementById("rp-img");
-    const cid = v && v.dataset[which + "Cid"], url = v && v.dataset[which + "Url"];
-    if (!im || im.tagName !== "IMG" || !cid || !url) return;
-    rp.expect = Number(cid);
-    im.src = url;
-    im.dataset.cid = cid;
-    v.classList.add("rp-optimistic");
-    const msg = v.querySelector(".rp-msg");
-    if (msg && tier) { msg.className = "rp-msg rp-info"; msg.textContent = `Saving ${tier} for #${v.dataset.cid}…`; }
-  };
+  rp.push = (entry) => { rp.queue.push(entry); rp.pump(); };
   rp.act = (tier) => {
-    if (rp.busy) { rp.fire("rp-rate-btn", () => { rp.tier = tier; }); return; }
-    if (rp.fire("rp-rate-btn", () => { rp.tier = tier; })) rp.optimistic(tier);
+    const cid = rp.shownCid();
+    if (cid == null) { rp.push({ id: "rp-rate-btn", cid: null, seen: -1, tier, note: "" }); return; }
+    const seen = rp.display ? -1 : rp.seen();
+    rp.push({ id: "rp-rate-btn", cid, seen, tier, note: takeNote() });
+    // show the next unrated render at once (prefetched); the server's reply confirms
+    const c = chain(), at = c.findIndex((x) => x.cid === cid);
+    const next = rp.display ? (at >= 0 ? c[at + 1] : null) : c[0];
+    if (next && show(next)) rp.display = next;
+    status(`Saving ${tier} for #${cid}…`);
   };
-  rp.undo = () => rp.fire("rp-undo-btn");
+  rp.undo = () => { rp.display = null; rp.push({ id: "rp-undo-btn" }); };
   rp.nav = (delta) => {
-    const setup = () => { rp.delta = delta; };
-    if (rp.busy) { rp.fire("rp-nav-btn", setup); return; }
-    if (rp.fire("rp-nav-btn", setup)) rp.optimistic("", delta > 0 ? "fwd" : "back");
+    const v = view();
+    const target = !rp.display && v && v.dataset[(delta > 0 ? "fwd" : "back") + "Cid"]
+      ? { cid: Number(v.dataset[(delta > 0 ? "fwd" : "back") + "Cid"]), url: v.dataset[(delta > 0 ? "fwd" : "back") + "Url"] }
+      : null;
+    rp.push({ id: "rp-nav-btn", cid: rp.shownCid(), delta });
+    rp.display = target && show(target) ? target : null;
   };
-  rp.jump = (cid) => rp.fire("rp-goto-btn", () => { rp.goto = cid; });
-  rp.saveNote = () => rp.fire("rp-note-btn");
-  rp.gridRate = (tier) => { rp.tier = tier; const b = btn("rp-grid-rate-btn"); b && b.click(); };
+  rp.jump = (cid) => { rp.display = null; rp.push({ id: "rp-goto-btn", goto: cid }); };
+  rp.saveNote = () => rp.push({ id: "rp-note-btn", cid: rp.shownCid(), note: takeNote() });
+  rp.gridRate = (tier) => { rp.gridTier = tier; const b = btn("rp-grid-rate-btn"); b && b.click(); };
+  rp.gridUndo = () => { const b = btn("rp-grid-undo-btn"); b && b.click(); };
   rp.selected = () => Array.from(rp.sel).join(",");
 
   rp.preload = (urls) => {
@@ -70,17 +98,23 @@
     if (!v || v.dataset.nonce === rp.nonce) return;
     rp.nonce = v.dataset.nonce;
     rp.busy = false;
-    // A key pressed during an optimistic swap was meant for the predicted candidate; if the
-    // server shows another one (e.g. another tab rated it), drop it rather than misapply it.
-    if (rp.pending && rp.expect != null && rp.cid() !== rp.expect) rp.pending = null;
-    rp.expect = null;
     const urls = (v.dataset.prefetch || "").split(" ").filter(Boolean);
     if (urls.length) rp.preload(urls);
-    if (rp.pending) {
-      const [id, setup] = rp.pending;
-      rp.pending = null;
-      if (id === "rp-rate-btn") { setup(); rp.act(rp.tier); } else rp.fire(id, setup);
+    if (v.dataset.level === "error" || v.dataset.error) {
+      // the reply says what went wrong: keys pressed after the failed one are dropped
+      // (they were meant for what would have come next), and the view says so
+      const dropped = rp.queue.length;
+      rp.queue = [];
+      rp.display = null;
+      if (dropped) {
+        const msg = v.querySelector(".rp-msg");
+        if (msg) msg.textContent += ` (${dropped} key${dropped > 1 ? "s" : ""} pressed after it ${dropped > 1 ? "were" : "was"} not applied)`;
+      }
+      return;
     }
+    if (!rp.queue.length) rp.display = null;  // the server has caught up: its view is the truth
+    else if (rp.display) show(rp.display);  // keep showing what the queued keys were meant for
+    rp.pump();
   };
   const onGrid = () => {
     const g = $("rp-grid");
@@ -91,7 +125,7 @@
   };
   new MutationObserver(() => { onView(); onGrid(); }).observe(document.body, { childList: true, subtree: true });
   // A lost response (network hiccup) must not freeze the keyboard forever.
-  setInterval(() => { if (rp.busy && performance.now() - rp.busyAt > 8000) rp.busy = false; }, 1000);
+  setInterval(() => { if (rp.busy && performance.now() - rp.busyAt > 8000) { rp.busy = false; rp.pump(); } }, 1000);
 
   document.addEventListener("keydown", (e) => {
     const t = e.target;
@@ -129,9 +163,15 @@
     history.replaceState(null, "", u);
   });
 
+  // Our buttons never take focus: Enter after clicking one must not press it again.
+  document.addEventListener("mousedown", (e) => {
+    if (e.target.closest && e.target.closest("[data-rp-act],[data-rp-grid]")) e.preventDefault();
+  });
+
   document.addEventListener("click", (e) => {
     const a = e.target.closest && e.target.closest("[data-rp-act],[data-rp-goto],[data-rp-grid],.rp-tile");
     if (!a) return;
+    a.blur();  // so a later Enter does not press it again
     if (a.dataset.rpAct) { e.preventDefault(); rp[a.dataset.rpAct === "undo" ? "undo" : "act"](a.dataset.rpAct); }
     else if (a.dataset.rpGoto) { e.preventDefault(); rp.jump(Number(a.dataset.rpGoto)); }
     else if (a.dataset.rpGrid) {
@@ -139,6 +179,7 @@
       const g = a.dataset.rpGrid;
       if (g === "all") document.querySelectorAll(".rp-tile").forEach((t) => { rp.sel.add(Number(t.dataset.cid)); t.classList.add("rp-sel"); });
       else if (g === "none") { rp.sel.clear(); document.querySelectorAll(".rp-tile").forEach((t) => t.classList.remove("rp-sel")); }
+      else if (g === "undo") rp.gridUndo();
       else rp.gridRate(g);
     } else {
       // a grid tile: toggle, or shift-click to select a range

@@ -10,6 +10,7 @@ import sqlite3
 from collections.abc import Callable
 
 from refpool.seeds import derive_seed
+from refpool.store.calibration import m007_calibration
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -233,11 +234,23 @@ def m006_job_keys_from_derive_seed(db: sqlite3.Connection) -> None:
             )
 
 
+def m008_model_call_http_status(db: sqlite3.Connection) -> None:
+    """Generation: each model call keeps the server's HTTP status, so a permanent refusal
+    (say a critic's 400 "image input not supported") is not paid for again on a rerun."""
+    _run_script(db, "ALTER TABLE model_calls ADD COLUMN http_status INTEGER;\n")
+
+
 def _run_script(db: sqlite3.Connection, sql: str) -> None:
     # executescript() would COMMIT first and break the migration's transaction.
     for statement in sql.split(";\n"):
         if statement.strip():
             db.execute(statement)
+
+
+def m009_image_similarity_signature(db: sqlite3.Connection) -> None:
+    """Pool: each image's near-duplicate signature (pool/similarity.py: colour, layout,
+    texture) beside its cached features; rows without one are recomputed when next read."""
+    db.execute("ALTER TABLE image_features ADD COLUMN signature BLOB")
 
 
 # Append new migrations here; their names are recorded in the _migrations table.
@@ -248,6 +261,9 @@ MIGRATIONS: list[Migration] = [
     m004_pool,
     m005_generation_finish_reason,
     m006_job_keys_from_derive_seed,
+    m007_calibration,  # its SQL lives in refpool/store/calibration.py
+    m008_model_call_http_status,
+    m009_image_similarity_signature,
 ]
 
 

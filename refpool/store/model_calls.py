@@ -7,11 +7,32 @@ and a rerun finds it by job key.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterable
 
 from refpool.contracts import ModelCall
 from refpool.store.db import Store
+
+# Key-shaped strings a vendor may echo in an error body (masked or not): never stored.
+_SECRETS = (
+    re.compile(r"\b(?:hf|sk|pk|rk|gsk|xai|nvapi)[_-][A-Za-z0-9*•._-]{3,}"),
+    re.compile(r"(?i)\bbearer\s+[^\s\"',}]+"),
+    re.compile(
+        r"(?i)((?:api[_-]?key|access[_-]?token|token|secret|authorization|password)"
+        r"[\"']?\s*[:=]\s*[\"']?)[^\s\"',}]+"
+    ),
+    re.compile(r"\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{32,}\b"),
+)
+
+
+def scrub_secrets(text: str | None) -> str | None:
+    """`text` with anything that looks like a key replaced by [redacted]."""
+    if not text:
+        return text
+    for pattern in _SECRETS:
+        text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + "[redacted]", text)
+    return text
 
 
 def from_row(row: sqlite3.Row) -> ModelCall:
@@ -33,6 +54,7 @@ def from_row(row: sqlite3.Row) -> ModelCall:
         job_key=row["job_key"],
         finish_reason=row["finish_reason"],
         refusal=row["refusal"],
+        http_status=row["http_status"],
         created_at=row["created_at"],
     )
 
@@ -41,6 +63,7 @@ def save(store: Store, call: ModelCall) -> int:
     """Record a call in one insert (a reply saved without its job key could not be reused)."""
     row = call.to_dict()
     del row["id"], row["created_at"]  # the database assigns both
+    row["error"] = scrub_secrets(row["error"])
     return store.insert("model_calls", row)
 
 
@@ -64,3 +87,14 @@ def by_job_keys(store: Store, keys: Iterable[str]) -> list[ModelCall]:
     sql = "SELECT * FROM model_calls WHERE job_key IN ({marks})"
     rows = store.query_in(sql, list(keys))
     return sorted((from_row(r) for r in rows), key=lambda call: call.id or 0)
+
+
+def latest_status(store: Store, model: str, base_url: str, purpose: str) -> ModelCall | None:
+    """The latest call to this model that got an HTTP answer (None if none did): a permanent
+    4xx there means the model refused the request shape, and asking again would pay again."""
+    rows = store.query(
+        "SELECT * FROM model_calls WHERE model = ? AND base_url = ? AND purpose = ?"
+        " AND http_status IS NOT NULL ORDER BY id DESC LIMIT 1",
+        (model, base_url, purpose),
+    )
+    return from_row(rows[0]) if rows else None

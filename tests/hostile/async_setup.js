@@ -1,11 +1,11 @@
 // expect: async_sketch
 // runtime-only
-const later = Array.fromAsync;
-function setup() {
+// An async setup() is fine while it paints synchronously; this one paints after an await,
+// which runs later, outside setup(), and must trip.
+async function setup() {
   createCanvas(600, 600, WEBGL);
-  return later([1]);
-}
-function draw() {
+  noLoop();
+  await 0;
   brush.noStroke();
   brush.fill("#e2583e", 200);
   brush.circle(300, 300, 120);

@@ -1,0 +1,71 @@
+"""The coders and critic a batch asked for, checked before any work is paid for."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from generators import llm
+from generators.coders import ModelCoder, ProceduralCoder
+from generators.critics import HeuristicCritic, VLMCritic
+from refpool.store import Store, model_calls
+
+Coder = ProceduralCoder | ModelCoder
+Critic = HeuristicCritic | VLMCritic
+
+
+def build(
+    store: Store,
+    generators: Sequence[str],
+    critic: str,
+    models_file: str | None,
+    endpoints: llm.Endpoints,
+    retry_failed: bool = False,
+) -> tuple[dict[str, Coder], Critic]:
+    """Fails with a clear message on a bad name, a missing key, a model used outside its
+    `roles`, or a critic an earlier run saw refuse permanently (unless `retry_failed`)."""
+    models: dict[str, llm.ModelConfig] | None = None
+    coders: dict[str, Coder] = {}
+    for name in generators:
+        if name == "procedural":
+            coders[name] = ProceduralCoder()
+            continue
+        models = models if models is not None else llm.load_models(models_file)
+        if name not in models:
+            raise ValueError(
+                f"unknown generator {name!r}; choose procedural or one of"
+                f" {', '.join(sorted(models))} (models file: --models-file / $REFPOOL_MODELS)"
+            )
+        cfg = models[name]
+        cfg.require_role("coder")
+        cfg.api_key()  # fail now, with the variable's name, not mid-run
+        endpoints.register(cfg)
+        coders[name] = ModelCoder(cfg, endpoints)
+    if critic == "heuristic":
+        return coders, HeuristicCritic()
+    models = models if models is not None else llm.load_models(models_file)
+    if critic not in models:
+        raise ValueError(f"unknown critic {critic!r}; use heuristic or one of {sorted(models)}")
+    cfg = models[critic]
+    cfg.require_role("critic")
+    cfg.api_key()
+    if not retry_failed:
+        refused = _permanent_refusal(store, cfg)
+        if refused:
+            raise ValueError(
+                f"critic {cfg.name} ({cfg.model} at {cfg.base_url}) refused permanently in an"
+                f" earlier run: {refused}. Nothing was sent this time: fix the models file or"
+                " choose another --critic, or pass --retry-failed to ask it again."
+            )
+    endpoints.register(cfg)
+    return coders, VLMCritic(cfg, endpoints)
+
+
+def _permanent_refusal(store: Store, cfg: llm.ModelConfig) -> str | None:
+    """The error of the critic's last answered call, if that was a permanent 4xx."""
+    call = model_calls.latest_status(store, cfg.model, cfg.base_url, "critic")
+    if call is None or call.http_status is None or call.outcome == "ok":
+        return None
+    status = call.http_status
+    if 400 <= status < 500 and status not in llm.TRANSIENT_4XX:
+        return call.error or f"HTTP {status}"
+    return None

@@ -1,0 +1,163 @@
+"""Models as data: the models file's fields, checked strictly, as ModelConfig records.
+
+Models come from generators/models.json (presets), or from the file named by --models-file or
+$REFPOOL_MODELS. A misspelt field is an error that names it (a silently ignored
+`extra_body` would send every request with thinking on). Keys are read from the environment
+variable an entry names and never logged, stored or put into an error message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+MODELS_ENV = "REFPOOL_MODELS"
+# The Hugging Face router: the only endpoint that may be sent $HF_TOKEN without being told to.
+ROUTER_HOSTS = frozenset({"router.huggingface.co"})
+ROLES = ("coder", "critic", "judge")  # judge: reserved for the pairwise judge
+FIELDS = {
+    "model": "the endpoint's model id",
+    "base_url": "the OpenAI-compatible /v1 URL",
+    "key_env": "environment variable holding the key (null: none)",
+    "accepts_images": "true if the model takes images",
+    "roles": f"what the model may do: a list of {', '.join(ROLES)}",
+    "temperatures": "one is drawn per candidate",
+    "max_tokens": "completion budget (reasoning and answer share it on most servers)",
+    "timeout_s": "total deadline of one attempt, in seconds",
+    "concurrency": "requests in flight to this model's base_url (the lowest of its models)",
+    "price_per_mtok": '{"input": USD, "output": USD} per million tokens',
+    "json_mode": "send response_format=json_object to a critic",
+    "extra_body": "fields merged into every request body (e.g. chat_template_kwargs)",
+    "headers": "extra HTTP headers sent with every request",
+    "notes": "free text",
+}
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    name: str  # our handle, e.g. "glm-5.2"
+    model: str  # the endpoint's model id
+    base_url: str
+    key_env: str | None = None
+    accepts_images: bool = False
+    temperatures: tuple[float, ...] = (0.6, 0.9, 1.1)
+    max_tokens: int = 2400
+    timeout_s: float = 180.0
+    concurrency: int = 4
+    price_in: float | None = None  # USD per million tokens
+    price_out: float | None = None
+    json_mode: bool = False  # send response_format=json_object to critics
+    roles: tuple[str, ...] = ("coder",)
+    extra_body: dict[str, Any] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def api_key(self) -> str:
+        if not self.key_env:
+            return "not-needed"  # local servers (vLLM, llama.cpp, Ollama) ignore it
+        key = os.environ.get(self.key_env)
+        if not key:
+            raise RuntimeError(
+                f"model {self.name!r} needs an API key in ${self.key_env}; export it, point"
+                f" --models-file at your own endpoints, or use --generator procedural"
+            )
+        return key
+
+    def cost(self, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
+        if self.price_in is None or self.price_out is None or prompt_tokens is None:
+            return None
+        return round(
+            (prompt_tokens * self.price_in + (completion_tokens or 0) * self.price_out) / 1e6, 6
+        )
+
+    def require_role(self, role: str) -> None:
+        """Fail with a clear message if this model is not declared for `role`."""
+        if role not in self.roles:
+            raise ValueError(
+                f"model {self.name!r} is not declared as a {role} (its roles: "
+                f'{", ".join(self.roles)}); add {role!r} to its "roles" in the models file'
+            )
+
+
+def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
+    """name -> ModelConfig from `path`, $REFPOOL_MODELS, or the shipped presets."""
+    path = path or os.environ.get(MODELS_ENV)
+    if path:
+        try:
+            text = Path(path).read_text("utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot read the models file {path}: {exc.strerror}") from None
+        where = str(path)
+    else:
+        text = resources.files("generators").joinpath("models.json").read_text("utf-8")
+        where = "generators/models.json"
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{where} is not valid JSON: {exc}") from None
+    entries = data.get("models", data) if isinstance(data, dict) else None
+    if not isinstance(entries, dict):
+        raise ValueError(f'{where}: expected {{"models": {{NAME: {{...}}}}}}')
+    return {
+        name: _entry(where, name, entry)
+        for name, entry in entries.items()
+        if not name.startswith("_")
+    }
+
+
+def _entry(where: str, name: str, entry: Any) -> ModelConfig:
+    def bad(what: str) -> ValueError:
+        return ValueError(f"{where}: model {name!r}: {what}")
+
+    if not isinstance(entry, dict):
+        raise bad("expected an object of fields")
+    unknown = sorted(set(entry) - set(FIELDS))
+    if unknown:
+        known = "; ".join(f"{k} ({v})" for k, v in FIELDS.items())
+        raise bad(f"unknown field(s) {', '.join(map(repr, unknown))}. Known fields: {known}")
+    if "model" not in entry or "base_url" not in entry:
+        raise bad("needs at least 'model' and 'base_url'")
+    accepts_images = bool(entry.get("accepts_images", False))
+    roles = entry.get("roles", ["coder", "critic"] if accepts_images else ["coder"])
+    if isinstance(roles, str):
+        roles = [roles]
+    if not isinstance(roles, list) or not set(roles) <= set(ROLES):
+        raise bad(f"roles must be a list of {', '.join(ROLES)}, not {roles!r}")
+    for key in ("extra_body", "headers"):
+        if not isinstance(entry.get(key, {}), dict):
+            raise bad(f"{key} must be an object")
+    if not entry.get("temperatures", [0.6]):
+        raise bad("temperatures must list at least one temperature")
+    headers = {str(k): str(v) for k, v in (entry.get("headers") or {}).items()}
+    if any(k.lower() == "authorization" for k in headers):
+        raise bad("put the key in an environment variable named by key_env, not in headers")
+    price = entry.get("price_per_mtok") or {}
+    try:
+        return ModelConfig(
+            name=name,
+            model=str(entry["model"]),
+            base_url=str(entry["base_url"]),
+            key_env=entry.get("key_env", _default_key_env(str(entry["base_url"]))),
+            accepts_images=accepts_images,
+            temperatures=tuple(float(t) for t in entry.get("temperatures", (0.6, 0.9, 1.1))),
+            max_tokens=int(entry.get("max_tokens", 2400)),
+            timeout_s=float(entry.get("timeout_s", 180)),
+            concurrency=max(1, int(entry.get("concurrency", 4))),
+            price_in=price.get("input"),
+            price_out=price.get("output"),
+            json_mode=bool(entry.get("json_mode", False)),
+            roles=tuple(roles),
+            extra_body=dict(entry.get("extra_body") or {}),
+            headers=headers,
+        )
+    except (TypeError, ValueError) as exc:
+        raise bad(f"a field has the wrong type ({exc})") from None
+
+
+def _default_key_env(base_url: str) -> str | None:
+    """HF_TOKEN for the Hugging Face router only: a user's own endpoint never gets it unasked."""
+    return "HF_TOKEN" if urlparse(base_url).hostname in ROUTER_HOSTS else None

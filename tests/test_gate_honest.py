@@ -1,0 +1,106 @@
+"""Honest p5 2.x code the gate must accept, in the real Chromium (tests/honest/)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from renderer import static_check
+from renderer.profiles import P5_HELPERS
+
+HONEST = sorted((Path(__file__).parent / "honest").glob("*.js"))
+
+
+def profile_of(source: str) -> str:
+    found = re.search(r"profile: (\w+)", source)
+    return found.group(1) if found else "reference"
+
+
+@pytest.mark.parametrize("path", HONEST, ids=[p.stem for p in HONEST])
+def test_honest_idiom_passes_the_static_pass(path):
+    source = path.read_text()
+    assert static_check(source, profile_of(source)) == []
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", HONEST, ids=[p.stem for p in HONEST])
+def test_honest_idiom_is_accepted(renderer, path):
+    source = path.read_text()
+    result = renderer.render(source, seed=4, profile=profile_of(source), deadline_s=20)
+    assert result.infra_error is None
+    assert result.accepted, result.gate.violations
+
+
+@pytest.mark.browser
+def test_every_helper_on_the_list_exists_in_p5(renderer):
+    """The helper list names only functions p5 2.3.2 has (no split/join/trim...)."""
+    inner = renderer.renderer
+
+    async def missing() -> list[str]:
+        pool = inner.pool
+        slot = await pool.take()
+        try:
+            return await slot.page.evaluate(
+                "(names) => names.filter((n) => typeof p5.prototype[n] !== 'function')",
+                list(P5_HELPERS),
+            )
+        finally:
+            pool.give_back(slot)
+
+    assert renderer._call(missing()) == []
+
+
+def test_a_refused_colour_method_says_what_to_do_instead():
+    """Static refusals name the fix, not only the rule."""
+    source = (Path(__file__).parent / "honest" / "brush_alias.js").read_text()
+    found = static_check(
+        source.replace("b.circle(300, 300, 120);", "loadPixels(); b.circle(1, 1, 1);")
+    )
+    assert [v.code for v in found] == ["pixel_write"]
+    assert "Instead" in found[0].message and found[0].line == 13
+
+
+def test_every_distinct_violation_is_reported_with_its_line():
+    """Five invented brush methods: five violations, each at its own line, and no derived
+    no_painting when the only painting call was itself refused."""
+    lines = [
+        "function setup() {",
+        "  createCanvas(600, 600, WEBGL);",
+        "  brush.noLoop();",
+        "  brush.paint(1);",
+        "  brush.splash(2);",
+        "  brush.paint(3);",
+        "  brush.texture(4);",
+        "  brush.rect(5, 5, 50, 50);",
+        "}",
+    ]
+    found = static_check("\n".join(lines), "reference")
+    assert [(v.code, v.line) for v in found] == [
+        ("unknown_brush_method", 3),
+        ("unknown_brush_method", 4),
+        ("unknown_brush_method", 5),
+        ("unknown_brush_method", 7),
+        ("unknown_brush_method", 8),
+    ]
+    assert "brush.rect()" in found[-1].message
+
+
+def test_the_static_pass_is_not_blinded_by_regex_literals_or_templates():
+    good = (Path(__file__).parent / "honest" / "brush_alias.js").read_text()
+    hidden = good + "\nconst tick = /`/;\nfunction later() { fetch('x'); }\n"
+    assert [v.code for v in static_check(hidden)] == ["forbidden_api"]
+    templated = good + "\nconst t = `${document.title}`;\n"
+    assert [v.code for v in static_check(templated)] == ["forbidden_api"]
+    commented = good + "\n/* fetch('x') */ // document\nconst s = 'window';\n"
+    assert static_check(commented) == []
+
+
+def test_a_huge_repetitive_program_is_refused_promptly():
+    """156 KB of `createCanvas(` stalled the event loop for 14 s in the old regex pass; the
+    AST pass answers (with a refusal) and keeps the worker usable."""
+    found = static_check("createCanvas(" * 12_000)
+    assert found and found[0].code in ("syntax_error", "truncated")
+    good = (Path(__file__).parent / "honest" / "brush_alias.js").read_text()
+    assert static_check(good) == []

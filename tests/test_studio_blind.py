@@ -1,0 +1,102 @@
+"""Blind mode, point by point: a curator sees only their own ratings and nothing that names a
+model or another curator (the HTTP side is in test_studio_exposure.py)."""
+
+from __future__ import annotations
+
+from html import unescape
+
+from factories import add_candidate, add_photo, populate
+
+from curation import studio, views
+from curation.blinding import MASK, mask_names, strip_js_comments
+from curation.filter_form import ANY, filter_form
+from curation.queue import Filters
+from curation.ratings import record_rating
+from curation.studio import Services, Settings
+from refpool.store import candidates
+
+MODELS = ("Kimi-K3", "secret-coder-9")
+
+
+def blind(store) -> Services:
+    return Services(store, Settings(blind=True))
+
+
+def test_final_tier_filter_cannot_single_out_another_curators_reject(store):
+    ids = populate(store, 6, models=MODELS)
+    record_rating(store, ids[2], "bob", "reject")
+    f = Filters(tier="reject", unrated_only=True)
+    s = studio.set_filters(blind(store), "alice", f)
+    assert s.filters.tier is None and s.queue_len == len(ids)  # not just bob's reject
+    assert studio.current_queue(blind(store), "alice") == ids
+    assert filter_form(blind(store), "alice").tier == [ANY]
+
+
+def test_progress_line_has_only_my_own_counts(store):
+    ids = populate(store, 4, models=MODELS)
+    record_rating(store, ids[0], "bob", "love")
+    record_rating(store, ids[1], "bob", "reject")
+    record_rating(store, ids[2], "alice", "okay")
+    s = studio.screen(blind(store), "alice")
+    text = s.progress.text()
+    assert text == f"You rated 1/{len(ids)} in this queue"
+    html = views.screen_html(s)
+    line = html[html.index('class="rp-progress"') :].split("</div>")[0]
+    assert "love" not in line and "reject" not in line and "pool" not in line
+    assert "pool 1 love + 1 okay" in studio.screen(Services(store), "alice").progress.text()
+
+
+def test_program_is_shown_without_comments_and_says_so(store):
+    pid = add_photo(store)
+    cid = add_candidate(store, pid, generator="Kimi-K3")  # its program: "// test program … Kimi-K3"
+    program = store.program_source(candidates.get(store, cid).program_sha)
+    assert "Kimi-K3" in program
+    html = unescape(views.screen_html(studio.screen(blind(store), "alice", cid)))
+    assert "Kimi-K3" not in html and "comments stripped" in html
+    assert "test program" in unescape(views.screen_html(studio.screen(Services(store), "al", cid)))
+
+
+def test_strip_js_comments_keeps_strings_and_code():
+    src = (
+        "// Kimi-K3 painted this\n"
+        "const s = 'http://x.org/a'; /* block\n comment */ let t = `a // b`;\n"
+        'brush.set("2B"); // trailing\n'
+    )
+    out = strip_js_comments(src)
+    assert "Kimi" not in out and "block" not in out and "trailing" not in out
+    assert "'http://x.org/a'" in out and "`a // b`" in out and 'brush.set("2B");' in out
+    assert mask_names("by moonshot/kimi-k3 and KIMI-K3", ["moonshot/Kimi-K3"]) == (
+        f"by {MASK} and {MASK}"
+    )
+
+
+def test_critique_history_does_not_name_the_critic(store):
+    pid = add_photo(store)
+    cid = add_candidate(store, pid, generator="secret-coder-9")
+    candidates.save(
+        store,
+        {
+            "critique": {
+                "critic": "critic-llm-7",
+                "scores": {"fidelity": 5.0},
+                "advice": "secret-coder-9 should add bleed",
+                "summary": "",
+            }
+        },
+        existing=cid,
+    )
+    s = studio.screen(blind(store), "alice", cid)
+    html = unescape(views.screen_html(s))
+    assert "critic-llm-7" not in html and "secret-coder-9" not in html
+    assert "should add bleed" in html  # the advice itself is kept
+    assert "critic-llm-7" in views.screen_html(studio.screen(Services(store), "alice", cid))
+
+
+def test_filter_choices_name_no_model_and_no_curator(store):
+    ids = populate(store, 4, models=MODELS)
+    record_rating(store, ids[0], "bob", "love")
+    form = filter_form(blind(store), "alice")
+    assert form.model == [ANY] and form.rated_by == [ANY] and form.tier == [ANY]
+    assert len(form.photo) > 1  # photos are still offered
+    seen = filter_form(Services(store), "alice")
+    assert set(MODELS) <= set(seen.model) and "bob" in seen.rated_by

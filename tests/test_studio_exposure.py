@@ -1,0 +1,228 @@
+"""An exposed studio over real HTTP: nothing named before login, login backoff, the dummy
+hash, scrypt off the event loop, framing headers, no upload route, reports under a strict
+CSP (and not served at all by a blind studio)."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+
+import httpx
+import pytest
+from factories import add_photo, populate
+from gradio_client import Client
+from test_studio_client import free_port
+
+from app import launch, plain_http_warning
+from curation import curators
+from curation.curators import DUMMY_HASH, add_curator, ensure_curator
+from curation.login import HASH_THREAD_PREFIX, LoginGuard
+from curation.ratings import record_rating
+from curation.studio import Services, Settings
+from pool.studio_tab import build_draft
+from refpool.store import Store
+
+SECRET = "a long secret"
+MODELS = ("secret-coder-9", "hidden-llm")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def seed(store: Store) -> dict[str, list[str]]:
+    """Curators (with and without passwords), photos, models, ratings; returns every name."""
+    ids = populate(store, 6, models=MODELS)
+    add_photo(store, "orchid-unused.jpg")
+    add_curator(store, "alice", SECRET)
+    add_curator(store, "bob", SECRET)
+    ensure_curator(store, "zoë-rater")  # no password, has rated
+    for cid in ids[:3]:
+        record_rating(store, cid, "zoë-rater", "love")
+    photos = [r["file_name"] for r in store.query("SELECT file_name FROM photos")]
+    jobs = [r["job_key"] for r in store.query("SELECT job_key FROM candidates")]
+    return {
+        "curators": ["alice", "bob", "zoë-rater"],
+        "photos": photos,
+        "models": [*MODELS],
+        "jobs": jobs,
+    }
+
+
+@pytest.fixture
+def exposed(tmp_path):
+    """Start studios with login on; yields start(store, **settings) -> (url, guard)."""
+    running = []
+
+    def start(store: Store, guard: LoginGuard | None = None, **settings):
+        guard = guard or LoginGuard()
+        demo, url = launch(
+            Services(store, Settings(**settings)),
+            port=free_port(),
+            require_auth=True,
+            prevent_thread_lock=True,
+            quiet=True,
+            guard=guard,
+        )
+        running.append(demo)
+        return url.rstrip("/"), guard
+
+    yield start
+    for demo in running:
+        demo.close()
+
+
+def login(url: str, name: str, password: str) -> httpx.Response:
+    return httpx.post(f"{url}/login", data={"username": name, "password": password}, timeout=30)
+
+
+def test_nothing_named_reaches_a_client_before_login(store, exposed):
+    names = seed(store)
+    url, _ = exposed(store)
+    every = [n for group in names.values() for n in group]
+    for route in (
+        "/",
+        "/config",
+        "/gradio_api/info",
+        "/gradio_api/info?all_endpoints=true",
+        "/gradio_api/login_check",
+        "/theme.css",
+        "/gradio_api/app_id",
+        "/manifest.json",
+    ):
+        body = httpx.get(url + route, timeout=30).text
+        leaked = [n for n in every if n in body or n.encode("unicode_escape").decode() in body]
+        assert not leaked, f"{route} names {leaked} before login"
+    png = store.query("SELECT png_sha FROM candidates LIMIT 1")[0]["png_sha"]
+    assert httpx.get(f"{url}/gradio_api/file={store.png_path(png)}").status_code in (401, 403)
+    # the names are there after login, per session: the test can see them when they are sent
+    client = Client(url, verbose=False, auth=("alice", SECRET))
+    who, _, photo, model, _, _, rated, *_ = client.predict(api_name="/init")
+    assert who == "alice"
+    client_text = str([photo, model, rated])
+    assert "secret-coder-9" in client_text and "zoë-rater" in client_text
+
+
+def test_name_and_address_backoff_over_http(store, exposed):
+    seed(store)
+    clock = Clock()
+    url, guard = exposed(store, LoginGuard(name_limit=5, address_limit=8, clock=clock))
+    for _ in range(5):
+        assert login(url, "alice", "wrong password").status_code == 400
+    locked = login(url, "alice", SECRET)  # the right password, but too late
+    assert locked.status_code == 429 and "too many failed logins for this name" in locked.text
+    assert login(url, "bob", SECRET).status_code == 200  # another name from here still works
+    clock.now += 3  # the first lock (2 s) is over
+    assert login(url, "alice", SECRET).status_code == 200
+    # the address: 8 failures in a row, spread over made-up names, lock everyone out from it
+    for i in range(8):
+        assert login(url, f"nobody{i}", "wrong password").status_code == 400
+    refused = login(url, "bob", SECRET)
+    assert refused.status_code == 429 and "for this address" in refused.text
+    clock.now += 3
+    assert login(url, "bob", SECRET).status_code == 200
+
+
+def test_unknown_names_cost_a_dummy_hash_off_the_event_loop(store, exposed, monkeypatch):
+    seed(store)
+    url, _ = exposed(store)
+    calls: list[tuple[str, str]] = []
+    real = curators.verify_password
+
+    def recording(password: str, stored: str) -> bool:
+        calls.append((stored, threading.current_thread().name))
+        return real(password, stored)
+
+    monkeypatch.setattr(curators, "verify_password", recording)
+    for name in ("mallory", "zoë-rater", "alice"):  # unknown, no password, real
+        assert login(url, name, "wrong password").status_code == 400
+    assert [stored == DUMMY_HASH for stored, _ in calls] == [True, True, False]
+    assert all(thread.startswith(HASH_THREAD_PREFIX) for _, thread in calls), calls
+
+
+def test_framing_headers_no_upload_and_report_csp(store, exposed, tmp_path):
+    seed(store)
+    draft = build_draft(Services(store, Settings()), 10)  # written by a non-blind studio
+    assert draft.report is not None
+    url, _ = exposed(store)
+    page = httpx.get(url + "/", timeout=30)
+    assert page.headers["x-frame-options"] == "DENY"
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    cookies = login(url, "alice", SECRET).cookies
+    with httpx.Client(base_url=url, cookies=cookies, timeout=30) as c:
+        up = c.post("/gradio_api/upload", files={"files": ("x.html", b"<script>1</script>")})
+        assert up.status_code == 404 and "no uploads" in up.text
+        report = c.get("/" + draft.report.url)
+        assert report.status_code == 200 and b"Diversity report" in report.content
+        csp = report.headers["content-security-policy"]
+        assert "default-src 'none'" in csp and "sandbox" in csp and "script-src" not in csp
+    blind_url, _ = exposed(store, blind=True)
+    cookies = login(blind_url, "alice", SECRET).cookies
+    with httpx.Client(base_url=blind_url, cookies=cookies, timeout=30) as c:
+        assert c.get("/" + draft.report.url).status_code in (403, 404)
+
+
+def test_plain_http_warning_and_tls(store, tmp_path, capsys):
+    assert "plain HTTP" in plain_http_warning("0.0.0.0") and "--ssl-certfile" in plain_http_warning(
+        "x"
+    )
+    seed(store)
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    with pytest.raises(SystemExit, match="needs both"):
+        launch(Services(store, Settings()), port=free_port(), ssl_certfile=str(cert))
+    demo, url = launch(
+        Services(store, Settings()),
+        port=free_port(),
+        require_auth=True,
+        prevent_thread_lock=True,
+        quiet=True,
+        ssl_certfile=str(cert),
+        ssl_keyfile=str(key),
+    )
+    try:
+        assert url.startswith("https://")
+        resp = httpx.post(
+            url.rstrip("/") + "/login",
+            data={"username": "alice", "password": SECRET},
+            verify=False,
+            timeout=30,
+        )
+        assert resp.status_code == 200
+    finally:
+        demo.close()
+
+
+def test_blind_studio_ships_no_model_or_curator_name_even_after_login(store, exposed):
+    names = seed(store)
+    url, _ = exposed(store, blind=True)
+    cookies = login(url, "alice", SECRET).cookies
+    config = httpx.get(url + "/config", cookies=cookies, timeout=30).text
+    client = Client(url, verbose=False, auth=("alice", SECRET))
+    sent = str(client.predict(api_name="/init"))
+    for name in [*names["models"], "bob", "zoë-rater"]:
+        assert name not in config and name not in sent, name
+    assert "flower0.jpg" in sent  # photos are still offered after login

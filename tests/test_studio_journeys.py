@@ -1,0 +1,228 @@
+"""Journeys in the real Chromium for issue-12 fixes: a burst of keys, Enter after a click,
+non-ASCII names, layout at 1366x768, stored filters after a reload, grid undo, a blind
+session and an exposed session with two curators logging in."""
+
+from __future__ import annotations
+
+import pytest
+from factories import add_candidate, add_photo, populate
+from test_studio_browser import browser, open_page, press, shown  # noqa: F401 - fixture
+from test_studio_client import free_port
+
+from app import launch
+from curation import studio
+from curation.curators import add_curator
+from curation.queue import Filters
+from curation.ratings import my_latest
+from curation.studio import Services, Settings
+from refpool.store import Store
+
+pytestmark = pytest.mark.browser
+SECRET = "a long secret"
+
+
+@pytest.fixture
+def start(tmp_path):
+    """start(n, auth=False, **settings) -> (store, url, ids); closes every studio after."""
+    launched = []
+
+    def go(n: int = 8, auth: bool = False, models=("procedural", "glm-x"), **settings):
+        store = Store(tmp_path / f"data{len(launched)}")
+        ids = populate(store, n, models=models) if n else []
+        if auth:
+            add_curator(store, "alice", SECRET)
+            add_curator(store, "bob", SECRET)
+        demo, url = launch(
+            Services(store, Settings(**settings)),
+            port=free_port(),
+            require_auth=auth,
+            prevent_thread_lock=True,
+            quiet=True,
+        )
+        launched.append((demo, store))
+        return store, url, ids
+
+    yield go
+    for demo, store in launched:
+        demo.close()
+        store.close()
+
+
+def settle(page) -> None:
+    """Wait until every queued key has had its reply."""
+    page.wait_for_function("!rp.busy && rp.queue.length === 0")
+
+
+def test_a_burst_of_keys_rates_each_candidate_in_order(browser, start):  # noqa: F811
+    store, url, ids = start(10)
+    page = open_page(browser, url, "alice")
+    for key in "123":  # well within one round trip
+        page.keyboard.press(key)
+    settle(page)
+    page.keyboard.type("2131")
+    settle(page)
+    want = dict(
+        zip(ids[:7], ["love", "okay", "reject", "okay", "love", "reject", "love"], strict=True)
+    )
+    assert my_latest(store, "alice") == want
+    assert shown(page) == ids[7]
+
+
+def test_enter_after_clicking_a_button_does_not_rate_again(browser, start):  # noqa: F811
+    store, url, ids = start(4)
+    page = open_page(browser, url, "alice")
+    nonce = page.evaluate("document.getElementById('rp-view').dataset.nonce")
+    page.click('[data-rp-act="okay"]')
+    page.wait_for_function("n => document.getElementById('rp-view').dataset.nonce !== n", arg=nonce)
+    page.keyboard.press("Enter")
+    page.wait_for_timeout(400)
+    settle(page)
+    assert store.query("SELECT COUNT(*) AS n FROM ratings")[0]["n"] == 1
+
+
+def test_non_ascii_names_and_bad_names_are_shown(browser, start):  # noqa: F811
+    store, url, ids = start(3)
+    page = open_page(browser, url, "José")
+    press(page, "1")
+    assert my_latest(store, "José") == {ids[0]: "love"}
+    bad = browser.new_page()
+    bad.goto(f"{url}?curator=%3Cscript%3E")
+    bad.wait_for_selector("#rp-view .rp-error")
+    assert "invalid curator name" in bad.inner_text("#rp-view .rp-error")
+    bad.close()
+    page.close()
+
+
+def test_layout_at_1366x768_and_the_current_round_is_not_clipped(browser, start):  # noqa: F811
+    store, url, _ = start(0)
+    pid = add_photo(store)
+    r0 = add_candidate(store, pid, round_=0, seed=1)
+    add_candidate(store, pid, round_=1, seed=2, parent_id=r0)
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(f"{url}?curator=alice")
+    page.wait_for_selector("#rp-view .rp-stage.rp-current img")
+    for sel in ('[data-rp-act="love"]', '[data-rp-act="undo"]', "#rp-note textarea"):
+        box = page.locator(sel).bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 768, sel
+    clipped = page.evaluate(
+        """() => {
+          const s = document.querySelector('.rp-stage.rp-current').getBoundingClientRect();
+          const h = document.querySelector('.rp-history').getBoundingClientRect();
+          const w = parseFloat(getComputedStyle(document.querySelector('.rp-stage.rp-current')).outlineWidth);
+          return s.top - w < h.top || s.left - w < h.left;
+        }"""
+    )
+    assert not clipped
+    page.close()
+
+
+def test_stored_filters_survive_a_reload_and_apply_keeps_them(browser, start):  # noqa: F811
+    store, url, ids = start(6)
+    services = Services(store, Settings())
+    studio.set_filters(services, "alice", Filters(generator="glm-x"))
+    page = open_page(browser, url, "alice")
+    assert shown(page) == ids[1]
+    page.get_by_text("Queue filters").click()
+    page.wait_for_function("document.querySelector('#rp-f-model input').value === 'glm-x'")
+    nonce = page.evaluate("document.getElementById('rp-view').dataset.nonce")
+    page.click("#rp-apply-filters")
+    page.wait_for_function("n => document.getElementById('rp-view').dataset.nonce !== n", arg=nonce)
+    from curation.queue import load_session
+
+    assert load_session(store, "alice")[1].generator == "glm-x"
+    page.close()
+
+
+def test_grid_undo_button(browser, start):  # noqa: F811
+    store, url, ids = start(6)
+    page = open_page(browser, url, "gina")
+    page.get_by_role("tab", name="Grid").click()
+    page.wait_for_selector(".rp-tile img")
+    page.locator(".rp-tile").nth(0).click()
+    page.locator(".rp-tile").nth(1).click()
+    page.click('[data-rp-grid="love"]')
+    page.wait_for_selector("text=Saved love for 2 candidates")
+    page.click('[data-rp-grid="undo"]')
+    page.wait_for_selector("text=Undid 2 grid ratings")
+    assert my_latest(store, "gina") == {}
+    page.close()
+
+
+def log_in(chromium, url: str, name: str, password: str):
+    context = chromium.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    page.goto(url)
+    page.locator("input[type=password]").wait_for()
+    page.locator("input:not([type=password])").first.fill(name)
+    page.locator("input[type=password]").fill(password)
+    page.keyboard.press("Enter")
+    return page
+
+
+def test_blind_session(browser, start):  # noqa: F811
+    store, url, ids = start(4, auth=True, models=("Kimi-K3", "secret-coder-9"), blind=True)
+    from curation.ratings import record_rating
+
+    record_rating(store, ids[0], "bob", "reject", note="bob thinks not")
+    page = log_in(browser, url, "alice", SECRET)
+    page.wait_for_function("window.rp && document.getElementById('rp-view')?.dataset.cid")
+    assert page.evaluate("document.getElementById('rp-view').dataset.curator") == "alice"
+    html = page.content()
+    for hidden in ("Kimi-K3", "secret-coder-9", "bob"):
+        assert hidden not in html, hidden
+    for control in ("Final tier", "Rated by", "Model"):  # no such filter on screen
+        assert not page.get_by_label(control, exact=True).is_visible()
+    assert "comments stripped" in page.inner_text("#rp-view .rp-program summary")
+    assert page.inner_text("#rp-view .rp-progress") == f"You rated 0/{len(ids)} in this queue"
+    press(page, "2")
+    assert my_latest(store, "alice") == {ids[0]: "okay"}
+    page.get_by_role("tab", name="Pool").click()
+    page.wait_for_selector("text=not built in blind mode")
+    page.context.close()
+
+
+def test_exposed_session_with_two_curators(browser, start):  # noqa: F811
+    store, url, ids = start(4, auth=True)
+    wrong = log_in(browser, url, "alice", "not the password")
+    wrong.wait_for_selector("text=Incorrect credentials")
+    wrong.context.close()
+    alice = log_in(browser, url, "alice", SECRET)
+    bob = log_in(browser, url, "bob", SECRET)
+    for page, who in ((alice, "alice"), (bob, "bob")):
+        page.wait_for_function(
+            "who => document.getElementById('rp-view')?.dataset.curator === who", arg=who
+        )
+        assert not page.locator("#rp-curator textarea, #rp-curator input").first.is_editable()
+    for key in "12":
+        press(alice, key)
+    for key in "11":
+        press(bob, key)
+    assert my_latest(store, "alice") == {ids[0]: "love", ids[1]: "okay"}
+    assert my_latest(store, "bob") == {ids[0]: "love", ids[1]: "love"}
+    bob.get_by_role("tab", name="Agreement").click()
+    bob.wait_for_selector("#rp-agreement td.rp-kappa")
+    alice.context.close()
+    bob.context.close()
+
+
+def test_a_failed_save_is_shown_and_later_keys_are_not_misapplied(browser, start, monkeypatch):  # noqa: F811
+    import sqlite3
+
+    store, url, ids = start(4)
+    page = open_page(browser, url, "alice")
+
+    def locked(*args, **kwargs):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(studio, "record_rating_and_cursor", locked)
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    page.wait_for_selector("#rp-view .rp-error")
+    settle(page)
+    text = page.inner_text("#rp-view .rp-error")
+    assert f"Could not save love for #{ids[0]}" in text and "database is locked" in text
+    assert shown(page) == ids[0] and store.query("SELECT COUNT(*) AS n FROM ratings")[0]["n"] == 0
+    monkeypatch.undo()
+    press(page, "3")  # works again once the store does
+    assert my_latest(store, "alice") == {ids[0]: "reject"}
+    page.close()
