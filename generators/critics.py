@@ -22,9 +22,8 @@ from PIL import Image
 from scipy import ndimage
 
 from generators import critique_json, llm
-from generators.analysis import (
-    ANALYSIS_SIDE,
-    PhotoAnalysis,
+from generators.analysis import ANALYSIS_SIDE, PhotoAnalysis
+from generators.colour import (
     colour_name,
     hex_to_oklab,
     kmeans,

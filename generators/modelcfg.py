@@ -83,8 +83,9 @@ class ModelConfig:
             )
 
 
-def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
-    """name -> ModelConfig from `path`, $REFPOOL_MODELS, or the shipped presets."""
+def read_models_file(path: str | Path | None = None) -> tuple[Any, str]:
+    """The parsed models file (`path`, $REFPOOL_MODELS, or the shipped presets) and where it
+    came from, for messages. It holds more than models: the `scorers` section too."""
     path = path or os.environ.get(MODELS_ENV)
     if path:
         try:
@@ -96,9 +97,14 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
         text = resources.files("generators").joinpath("models.json").read_text("utf-8")
         where = "generators/models.json"
     try:
-        data = json.loads(text)
+        return json.loads(text), where
     except json.JSONDecodeError as exc:
         raise ValueError(f"{where} is not valid JSON: {exc}") from None
+
+
+def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
+    """name -> ModelConfig from `path`, $REFPOOL_MODELS, or the shipped presets."""
+    data, where = read_models_file(path)
     entries = data.get("models", data) if isinstance(data, dict) else None
     if not isinstance(entries, dict):
         raise ValueError(f'{where}: expected {{"models": {{NAME: {{...}}}}}}')

@@ -9,13 +9,11 @@ a judge entry is an ordinary OpenAI-compatible model entry with `"roles": ["judg
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from generators import llm
+from generators.modelcfg import read_models_file
 from pool.judge import HEURISTIC, JudgeError, PairJudge, VLMJudge
 from pool.judge_heuristic import HeuristicJudge
 from refpool.store import Store
@@ -25,16 +23,7 @@ JUDGE_ROLE = "judge"
 
 def models_data(models_file: str | Path | None = None) -> dict[str, Any]:
     """The raw models file (it holds more than the models: the `scorers` section)."""
-    path = models_file or os.environ.get(llm.MODELS_ENV)
-    if path:
-        text, where = Path(path).read_text("utf-8"), str(path)
-    else:
-        text = resources.files("generators").joinpath("models.json").read_text("utf-8")
-        where = "generators/models.json"
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{where} is not valid JSON: {exc}") from None
+    data, _ = read_models_file(models_file)
     return data if isinstance(data, dict) else {}
 
 
