@@ -6,6 +6,8 @@ Only the folders in `static_dirs` are served; the database never is.
 from __future__ import annotations
 
 import uuid
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from pathlib import Path
 from urllib.parse import quote
 
@@ -14,6 +16,7 @@ from PIL import Image
 from refpool.store import Store
 
 THUMB_SIZE = 192
+_warmer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refpool-thumbs")
 
 
 def file_url(path: Path) -> str:
@@ -39,12 +42,24 @@ def thumbnail(store: Store, png_sha: str, size: int = THUMB_SIZE) -> Path | None
         return None
     out.parent.mkdir(parents=True, exist_ok=True)
     with Image.open(src) as opened:
+        opened.thumbnail((size, size), reducing_gap=2.0)  # shrink first: far less to convert
         img = opened.convert("RGB")
-    img.thumbnail((size, size))
     tmp = out.with_suffix(f".tmp{uuid.uuid4().hex[:6]}")  # two tabs may make it at once
     img.save(tmp, "JPEG", quality=85)
     tmp.replace(out)
     return out
+
+
+def warm_thumbnails(store: Store, png_shas: list[str]) -> None:
+    """Make the thumbnails the next screens will show in the background, so that making one
+    is never on the path from a keypress to the next image."""
+    for sha in png_shas:
+        _warmer.submit(_warm_one, store, sha)
+
+
+def _warm_one(store: Store, png_sha: str) -> None:
+    with suppress(OSError, ValueError):  # a broken PNG: the screen that shows it says so
+        thumbnail(store, png_sha)
 
 
 def thumbnail_url(store: Store, png_sha: str | None) -> str | None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from curation import queue as q
 from curation.curators import check_name, ensure_curator
 from curation.detail import Detail, load_detail
-from curation.files import file_url
+from curation.files import file_url, warm_thumbnails
 from curation.ratings import (
     latest_rating,
     my_latest,
@@ -111,11 +111,11 @@ def _prefetch(
             picks.append(nxt)
     if not picks:
         return [], None, None, {}, []
-    urls = {
-        c.id: file_url(store.png_path(c.png_sha))
-        for c in candidates.get_many(store, picks).values()
-        if c.png_sha
-    }
+    found = candidates.get_many(store, picks)
+    urls = {c.id: file_url(store.png_path(c.png_sha)) for c in found.values() if c.png_sha}
+    # Their history strips show them and their parents as thumbnails: make those now.
+    parents = candidates.get_many(store, [c.parent_id for c in found.values() if c.parent_id])
+    warm_thumbnails(store, [c.png_sha for c in (*found.values(), *parents.values()) if c.png_sha])
     return (
         [urls[i] for i in picks if i in urls],
         first,

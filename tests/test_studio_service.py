@@ -201,3 +201,17 @@ def test_every_cli_option_has_help():
                 assert act.help, f"{path}: {act.dest} has no help"
 
     walk(cli.build_parser(), "")
+
+
+def test_the_next_candidates_thumbnails_are_made_before_they_are_shown(store):
+    """Making a thumbnail took half the server's time per keypress; it is now done in the
+    background for what the next keypresses will show."""
+    from curation import files
+    from refpool.store import candidates
+
+    ids = populate(store, 4)
+    studio.screen(Services(store, Settings(prefetch=2)), "ana", ids[0])
+    files._warmer.submit(lambda: None).result()  # the warmer works in order: wait for it
+    made = {p.name.split("_")[0] for p in (store.home / "thumbs").rglob("*.jpg")}
+    nxt = candidates.get_many(store, ids[1:3])
+    assert {c.png_sha for c in nxt.values()} <= made
