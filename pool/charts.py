@@ -6,12 +6,9 @@ Every label is escaped: photo names and model ids come from users.
 from __future__ import annotations
 
 import colorsys
-import html
 import math
 
-
-def esc(value: object) -> str:
-    return html.escape(str(value), quote=True)
+from curation.views import esc  # one escaper for every page refpool writes
 
 
 def bar_chart(title: str, counts: dict[str, int], width: int = 420, total: int = 0) -> str:
