@@ -25,8 +25,8 @@ from curation.exposure import CLIENT_ADDRESS, ExposureMiddleware
 from curation.login import LoginGuard, make_auth
 from curation.studio import Services, Settings
 from curation.ui import STATIC, build_studio
-from pool.studio_tab import add_pool_tab
-from refpool.store import Store
+from pool.studio.tab import add_pool_tab
+from refpool.core.store import Store
 
 __all__ = ["build_app", "launch", "make_services", "main", "studio_arguments"]
 

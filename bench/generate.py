@@ -25,9 +25,9 @@ from generators.batch import generate_async  # noqa: E402
 from generators.loopback import LoopbackOpenAI, models_file  # noqa: E402
 from generators.procedural import generate_program  # noqa: E402
 from generators.summary import format_summary  # noqa: E402
-from refpool.defaults import ROUNDS  # noqa: E402
+from refpool.core.defaults import ROUNDS  # noqa: E402
+from refpool.core.store import Store  # noqa: E402
 from refpool.intake.photos import import_folder  # noqa: E402
-from refpool.store import Store  # noqa: E402
 from renderer import RenderConfig, Renderer  # noqa: E402
 
 QUEUED_MS: list[float] = []  # per render: time spent waiting for a free slot (last run)

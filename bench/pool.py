@@ -41,11 +41,11 @@ from PIL import Image, ImageDraw, ImageFilter
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from curation.ratings import record_rating  # noqa: E402
-from pool.export import export_version  # noqa: E402
-from pool.report import write_report  # noqa: E402
-from pool.selection import PoolDraft, build_pool, save_draft  # noqa: E402
-from pool.versions import release  # noqa: E402
-from refpool.store import Store, candidates  # noqa: E402
+from pool.dataset.export import export_version  # noqa: E402
+from pool.diversity.report import write_report  # noqa: E402
+from pool.selection.draft import PoolDraft, build_pool, save_draft  # noqa: E402
+from pool.selection.versions import release  # noqa: E402
+from refpool.core.store import Store, candidates  # noqa: E402
 
 
 def painting(seed: int, size: int = 600) -> bytes:
@@ -175,7 +175,7 @@ def publish_child(home: str) -> int:
     """Run in a process of its own: publish the store's release, print wall time and RSS."""
     from loopback_repo import TOKEN
 
-    from pool.publish import PublishResult, publish
+    from pool.dataset.publish import PublishResult, publish
 
     store = Store(Path(home))
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

@@ -21,9 +21,9 @@ from PIL import Image, ImageDraw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pool import metrics as m  # noqa: E402
-from pool import similarity as sim  # noqa: E402
-from pool.features import compute_features  # noqa: E402
+from pool.similarity import distance as sim  # noqa: E402
+from pool.similarity.clusters import near_duplicate_clusters
+from pool.similarity.features import compute_features  # noqa: E402
 
 
 def painting(i: int) -> bytes:
@@ -59,7 +59,7 @@ def main() -> None:
         d = sim.distance_matrix(many)
         t_matrix = time.perf_counter() - t
         t = time.perf_counter()
-        clusters = m.near_duplicate_clusters(d, 15)
+        clusters = near_duplicate_clusters(d, 15)
         t_cluster = time.perf_counter() - t
         print(
             f"n={n}: distance matrix {t_matrix:.2f} s, clustering {t_cluster:.2f} s"

@@ -37,7 +37,7 @@ from app import launch  # noqa: E402
 from curation.curators import add_curator  # noqa: E402
 from curation.login import LoginGuard  # noqa: E402
 from curation.studio import Services, Settings  # noqa: E402
-from refpool.store import Store, candidates  # noqa: E402
+from refpool.core.store import Store, candidates  # noqa: E402
 
 FLAGS = [
     "--headless",

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from curation.ratings import live_ratings
-from refpool.contracts import TIERS
-from refpool.store import Store
+from refpool.core.contracts import TIERS
+from refpool.core.store import Store
 
 
 def cohen_kappa(a: list[str], b: list[str], categories: tuple[str, ...] = TIERS) -> float | None:

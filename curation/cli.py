@@ -10,9 +10,9 @@ from pathlib import Path
 from curation.curators import add_curator, check_name, list_curators
 from curation.ratings import record_rating
 from curation.transfer import FORMATS, export_ratings, import_ratings
-from refpool.contracts import TIERS
-from refpool.defaults import TARGET_POOL_SIZE
-from refpool.store import Store
+from refpool.core.contracts import TIERS
+from refpool.core.defaults import TARGET_POOL_SIZE
+from refpool.core.store import Store
 
 
 def studio_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

@@ -12,7 +12,7 @@ import os
 import re
 import unicodedata
 
-from refpool.store import Store
+from refpool.core.store import Store
 
 # Letters and digits of any script (José, Zoë, 李), then also '.', '_' or '-'.
 NAME_RE = re.compile(r"^[^\W_][\w.-]{0,39}$")

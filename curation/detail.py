@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from curation.blinding import mask_names, strip_js_comments
 from curation.files import file_url, thumbnail_url
 from curation.ratings import latest_rating, others_ratings
-from refpool.contracts import Candidate, Critique, Photo, Violation
-from refpool.store import Store, calibration, candidates
-from refpool.store.photos import get_photos, photo_file
+from refpool.core.contracts import Candidate, Critique, Photo, Violation
+from refpool.core.store import Store, calibration, candidates
+from refpool.core.store.photos import get_photos, photo_file
 
 
 @dataclass

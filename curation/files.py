@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 from PIL import Image
 
-from refpool.store import Store
+from refpool.core.store import Store
 
 THUMB_SIZE = 192
 _warmer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refpool-thumbs")

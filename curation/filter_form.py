@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from curation import queue as q
 from curation.ratings import live_ratings
 from curation.studio import Services, clean_filters
-from refpool.store import candidates
-from refpool.store.photos import list_photos
+from refpool.core.store import candidates
+from refpool.core.store.photos import list_photos
 
 ANY = "(any)"
 

@@ -12,7 +12,7 @@ from curation import queue as q
 from curation.files import thumbnail_url
 from curation.ratings import my_latest, record_rating
 from curation.studio import Services, current_queue, undo_message
-from refpool.store import candidates
+from refpool.core.store import candidates
 
 
 @dataclass

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from curation import curators
-from refpool.store import Store
+from refpool.core.store import Store
 
 NAME_LIMIT = 5  # failures in a row before a name is locked
 ADDRESS_LIMIT = 20  # failures in a row before an address is locked (a team may share one)

@@ -13,8 +13,8 @@ import json
 from dataclasses import asdict, dataclass, fields
 
 from curation.ratings import final_tier, live_ratings, my_latest
-from refpool.defaults import TARGET_POOL_SIZE
-from refpool.store import Store, calibration, candidates
+from refpool.core.defaults import TARGET_POOL_SIZE
+from refpool.core.store import Store, calibration, candidates
 
 TIER_FILTERS = ("love", "okay", "reject", "unrated")
 # Calibration's classes (pool ladder): the policy's win rate against the candidate.

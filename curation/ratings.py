@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from refpool.contracts import TIERS, Rating
-from refpool.store import Store, candidates
+from refpool.core.contracts import TIERS, Rating
+from refpool.core.store import Store, candidates
 
 RATABLE = (*TIERS, "skip")
 

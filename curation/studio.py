@@ -24,8 +24,8 @@ from curation.ratings import (
     set_note,
     undo_last,
 )
-from refpool.defaults import TARGET_POOL_SIZE
-from refpool.store import Store, candidates
+from refpool.core.defaults import TARGET_POOL_SIZE
+from refpool.core.store import Store, candidates
 
 
 @dataclass

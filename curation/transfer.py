@@ -16,7 +16,7 @@ Export to published maps back: reject -> nope, skip -> meh. Without --curator it
 final tiers (see curation/ratings.py), so the file is the pool decision.
 
 File names: a candidate is exported as `candidate_<id>.png`; on import a name matches a
-candidate by that form, by `<id>.png`, by the dataset's `<id:06d>.png` (pool/export.py),
+candidate by that form, by `<id>.png`, by the dataset's `<id:06d>.png` (pool/dataset/export.py),
 or by `<png sha256>.png`.
 """
 
@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from curation.ratings import RATABLE, final_tiers, my_latest, record_rating
-from refpool.contracts import Candidate
-from refpool.store import Store, candidates
+from refpool.core.contracts import Candidate
+from refpool.core.store import Store, candidates
 
 FORMATS = ("csv", "json", "published")
 FROM_PUBLISHED = {"love": "love", "okay": "okay", "nope": "reject", "meh": "skip"}
@@ -112,7 +112,9 @@ def _name_index(known: list[Candidate]) -> dict[str, int]:
     for c in known:
         index[published_name(c.id)] = c.id
         index[f"{c.id}.png"] = c.id
-        index[f"{c.id:06d}.png"] = c.id  # the published dataset's file_name (pool/export.py)
+        index[f"{c.id:06d}.png"] = (
+            c.id
+        )  # the published dataset's file_name (pool/dataset/export.py)
         if c.png_sha:
             index[f"{c.png_sha}.png"] = c.id
     return index

@@ -6,22 +6,17 @@ else in the UI writes HTML.
 from __future__ import annotations
 
 import time
-from html import escape
 
 from curation.agreement import AgreementReport
 from curation.grid import Grid
 from curation.studio import Screen
-from refpool.contracts import TIERS
+from refpool.core.contracts import TIERS
+from refpool.core.html import esc
 
 KEYS_HELP = (
     "<b>1</b> love · <b>2</b> okay · <b>3</b> reject · <b>4</b>/<b>space</b> skip · "
     "<b>z</b> undo · <b>n</b> note · <b>←/→</b> or <b>k/j</b> previous/next"
 )
-
-
-def esc(value: object) -> str:
-    """HTML-escape any value (None as empty), quotes included."""
-    return escape("" if value is None else str(value), quote=True)
 
 
 def message_html(message: str, level: str = "info") -> str:

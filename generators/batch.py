@@ -25,12 +25,12 @@ from generators.coders import ModelCoder, Reply, coder_outcome, feedback
 from generators.critics import Verdict, measure
 from generators.jobs import TRANSIENT, Job, Previous
 from generators.summary import summarise
-from refpool.contracts import Candidate, Photo, Render, Violation
-from refpool.defaults import GATE_PROFILE, ROUNDS
-from refpool.seeds import derive_seed
-from refpool.store import Store, sha256_bytes
-from refpool.store import candidates as candidate_store
-from refpool.store.photos import get_photo, list_photos, photo_file
+from refpool.core.contracts import Candidate, Photo, Render, Violation
+from refpool.core.defaults import GATE_PROFILE, ROUNDS
+from refpool.core.seeds import derive_seed
+from refpool.core.store import Store, sha256_bytes
+from refpool.core.store import candidates as candidate_store
+from refpool.core.store.photos import get_photo, list_photos, photo_file
 
 
 @dataclass

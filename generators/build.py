@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from generators import llm
 from generators.coders import ModelCoder, ProceduralCoder
 from generators.critics import HeuristicCritic, VLMCritic
-from refpool.store import Store, model_calls
+from refpool.core.store import Store, model_calls
 
 Coder = ProceduralCoder | ModelCoder
 Critic = HeuristicCritic | VLMCritic

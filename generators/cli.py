@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from refpool.defaults import ROUNDS
-from refpool.store import Store
+from refpool.core.defaults import ROUNDS
+from refpool.core.store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:

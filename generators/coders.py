@@ -15,9 +15,9 @@ from typing import Any
 from generators import llm, procedural
 from generators.jobs import Job, Previous
 from generators.replies import CUT
-from refpool.contracts import Violation
-from refpool.seeds import derive_seed
-from refpool.store import Store
+from refpool.core.contracts import Violation
+from refpool.core.seeds import derive_seed
+from refpool.core.store import Store
 from renderer import extract_program
 from renderer.profiles import CODES
 

@@ -32,8 +32,8 @@ from generators.colour import (
     to_hex,
 )
 from generators.jobs import Job
-from refpool.contracts import Critique, Violation
-from refpool.store import Store
+from refpool.core.contracts import Critique, Violation
+from refpool.core.store import Store
 from renderer.gate import paint_mask  # one definition of "paint" for gate, critic and pool
 
 SCORE_KEYS = ("fidelity", "watercolour", "composition", "coverage")

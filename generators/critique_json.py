@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from refpool.contracts import Critique
+from refpool.core.contracts import Critique
 from renderer.extract import strip_reasoning
 
 SCORE_KEYS = ("fidelity", "watercolour", "composition", "coverage")

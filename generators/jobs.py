@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generators.analysis import PhotoAnalysis
-from refpool.contracts import Critique, Photo, Violation
-from refpool.defaults import ROUNDS
+from refpool.core.contracts import Critique, Photo, Violation
+from refpool.core.defaults import ROUNDS
 
 # Outcomes that leave a round unfinished: a rerun tries it again (critic_error: only the
 # critique is redone, the program and its render are kept).

@@ -21,8 +21,8 @@ from typing import Any
 
 from generators.modelcfg import MODELS_ENV, ModelConfig, load_models
 from generators.replies import REFUSAL, ChatResult, classify, parse_body
-from refpool.contracts import ModelCall
-from refpool.store import Store, model_calls, sha256_bytes
+from refpool.core.contracts import ModelCall
+from refpool.core.store import Store, model_calls, sha256_bytes
 
 __all__ = [
     "MODELS_ENV",

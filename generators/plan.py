@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 
 from generators.analysis import PhotoAnalysis, hex_to_oklab, oklab_to_srgb, to_hex
-from refpool.contracts import Violation
-from refpool.seeds import derive_seed
+from refpool.core.contracts import Violation
+from refpool.core.seeds import derive_seed
 
 CANVAS = 600
 SHAPES = ("round", "pointed", "ruffled", "notched", "cupped")

@@ -12,7 +12,7 @@ from typing import Any
 
 from generators.analysis import PhotoAnalysis
 from generators.plan import CANVAS, Plan, plan_painting, revise_plan
-from refpool.contracts import Violation
+from refpool.core.contracts import Violation
 
 PLAN_TAG = "// plan: "
 

@@ -6,9 +6,9 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from generators.jobs import TRANSIENT, Job
-from refpool.contracts import Candidate
-from refpool.store import Store, candidates, model_calls
-from refpool.store.photos import get_photos
+from refpool.core.contracts import Candidate
+from refpool.core.store import Store, candidates, model_calls
+from refpool.core.store.photos import get_photos
 
 
 def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:

@@ -11,9 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from curation.ratings import final_tiers, live_ratings
-from refpool.contracts import OPEN_LICENCES, Candidate, Photo
-from refpool.store import Store, candidates
-from refpool.store.photos import get_photos
+from refpool.core.contracts import OPEN_LICENCES, Candidate, Photo
+from refpool.core.store import Store, candidates
+from refpool.core.store.photos import get_photos
 
 POOL_TIERS = ("love", "okay")  # the tiers a pool holds; "reject" is a veto
 

@@ -8,8 +8,8 @@ import json
 import sys
 from collections import Counter
 
-from refpool.defaults import DUP_THRESHOLD, LOVE_FRACTION, TARGET_POOL_SIZE
-from refpool.store import Store
+from refpool.core.defaults import DUP_THRESHOLD, LOVE_FRACTION, TARGET_POOL_SIZE
+from refpool.core.store import Store
 
 
 def _fail(message: str) -> int:
@@ -47,7 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=float,
         default=None,
         help="similarity distance (0..100: colour, layout, texture) at or below which two images"
-        f" are near-duplicates (default {DUP_THRESHOLD}, from `python -m pool.calibrate`)",
+        f" are near-duplicates (default {DUP_THRESHOLD}, from `python -m pool.similarity.threshold`)",
     )
     b.add_argument(
         "--mix",
@@ -151,14 +151,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.set_defaults(func=cmd_publish)
 
-    from pool import ladder_cli  # calibrate, judge-agreement, score: the pool as a reward
+    from pool import cli_reward  # calibrate, judge-agreement, score: the pool as a reward
 
-    ladder_cli.register(sub, psub)
+    cli_reward.register(sub, psub)
 
 
 def parse_mix(mix: str | None, love_fraction: float) -> tuple[float, float]:
     """`love=0.5,okay=0.3,rung=0.2` -> (love share, rung share); okay is what is left."""
-    from pool.selection import SelectionError
+    from pool.selection.draft import SelectionError
 
     if not mix:
         return love_fraction, 0.0
@@ -180,7 +180,7 @@ def parse_mix(mix: str | None, love_fraction: float) -> tuple[float, float]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from pool.selection import REASONS, SelectionError, build_pool, save_draft
+    from pool.selection.draft import REASONS, SelectionError, build_pool, save_draft
 
     store = Store.open()
     try:
@@ -213,7 +213,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    from pool.versions import VersionError, release
+    from pool.selection.versions import VersionError, release
 
     try:
         pv = release(Store.open(), version=args.version, bump=args.bump, notes=args.notes)
@@ -228,7 +228,7 @@ def cmd_release(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from pool.versions import VersionError, diff_versions
+    from pool.selection.versions import VersionError, diff_versions
 
     try:
         diff = diff_versions(Store.open(), args.a, args.b)
@@ -239,7 +239,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    from pool.versions import list_versions
+    from pool.selection.versions import list_versions
 
     versions = list_versions(Store.open())
     if args.json:
@@ -255,8 +255,8 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from pool.sampler import SamplerError, sample_references
-    from pool.versions import VersionError
+    from pool.dataset.sampler import SamplerError, sample_references
+    from pool.selection.versions import VersionError
 
     try:
         source = args.from_export or Store.open()
@@ -273,8 +273,8 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from pool.report import write_report
-    from pool.versions import DRAFT, VersionError, resolve_tiers
+    from pool.diversity.report import write_report
+    from pool.selection.versions import DRAFT, VersionError, resolve_tiers
 
     store = Store.open()
     label = args.version or DRAFT
@@ -311,8 +311,8 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from pool.export import ExportError, describe_files, export_version
-    from pool.versions import VersionError
+    from pool.dataset.export import ExportError, describe_files, export_version
+    from pool.selection.versions import VersionError
 
     try:
         result = export_version(Store.open(), args.out, args.version, repo_id=args.repo)
@@ -328,9 +328,9 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from pool.export import ExportError
-    from pool.publish import PublishError, PublishPlan, publish
-    from pool.versions import VersionError
+    from pool.dataset.export import ExportError
+    from pool.dataset.publish import PublishError, PublishPlan, publish
+    from pool.selection.versions import VersionError
 
     try:
         result = publish(

@@ -1,9 +1,9 @@
 """refpool's shared core: the typed records, the store under every stage, photo intake and the CLI.
 
 Layers, lowest first (tests/test_layout.py enforces them):
-    refpool.contracts    typed records shared by every part
-    refpool.store        SQLite + content-addressed files, migrations, record load/save
-    renderer/            the shared Chromium renderer and gate (imports only refpool.contracts)
+    refpool.core.contracts    typed records shared by every part
+    refpool.core.store        SQLite + content-addressed files, migrations, record load/save
+    renderer/            the shared Chromium renderer and gate (imports only refpool.core.contracts)
     refpool.intake       stage 1: licensed photos in (folders, iNaturalist)
     generators/          stage 2: photos -> programs -> renders -> critiques, over rounds
     curation/            stage 3: curators rate candidates

@@ -71,8 +71,8 @@ def _studio(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from refpool.core.store import Store
     from refpool.demo import run_demo
-    from refpool.store import Store
 
     store = Store.open()
     print(f"refpool demo: data in {store.home}", flush=True)

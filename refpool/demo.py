@@ -10,9 +10,9 @@ from pathlib import Path
 
 from generators.batch import generate
 from generators.summary import format_summary
-from pool.report import write_report
+from pool.diversity.report import write_report
+from refpool.core.store import Store, candidates
 from refpool.intake.photos import import_folder
-from refpool.store import Store, candidates
 
 SAMPLES = Path(__file__).resolve().parent / "intake" / "samples"
 
@@ -64,7 +64,7 @@ def run_demo(
 
 def _calibrate(store: Store, log) -> str:
     """The ladder with the offline heuristic judge, round-0 paintings standing in for a policy."""
-    from pool.ladder import CalibrationError, calibrate_offline
+    from pool.reward.ladder import CalibrationError, calibrate_offline
 
     try:
         result = calibrate_offline(store)

@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from refpool.contracts import Render
+from refpool.core.contracts import Render
 from renderer.libserver import HERE
 
 # Everything that decides a verdict: the page's rules, the static pass and the verdict.

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from refpool.store import Store
+    from refpool.core.store import Store
     from renderer import RenderConfig
     from renderer.files import FileRender
 
@@ -50,7 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _render(args: argparse.Namespace) -> int:
     import asyncio
 
-    from refpool.store import Store
+    from refpool.core.store import Store
     from renderer import RenderConfig
     from renderer.browser import InfraError, default_slots
 
@@ -169,7 +169,7 @@ def _text_line(row: dict[str, Any]) -> str:
 
 
 def _serve_renderer(args: argparse.Namespace) -> int:
-    from refpool.store import Store
+    from refpool.core.store import Store
     from renderer import RenderConfig, SyncRenderer
     from renderer.browser import default_slots
     from renderer.http_api import make_server

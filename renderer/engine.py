@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from refpool.contracts import Render, Violation
+from refpool.core.contracts import Render, Violation
 from renderer.browser import CHROMIUM_FLAGS, BrowserPool, InfraError, Slot, default_slots
 from renderer.cache import RenderCache, cache_key, program_sha
 from renderer.gate import static_check

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from refpool.contracts import Render
+from refpool.core.contracts import Render
 from renderer.engine import Renderer
 from renderer.extract import extract_program
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from refpool.contracts import Violation
+from refpool.core.contracts import Violation
 from renderer.jsfacts import MAX_SOURCE_CHARS, ParseError, StaticPassTimeout, js_facts
 from renderer.profiles import (
     CODES,

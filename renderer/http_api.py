@@ -19,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-from refpool.contracts import Render
+from refpool.core.contracts import Render
 from renderer.engine import SyncRenderer
 
 MAX_BODY = 512 * 1024  # a sketch is a few KB; refuse anything absurd before reading it

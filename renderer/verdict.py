@@ -18,7 +18,7 @@ from typing import Any
 
 from PIL import Image
 
-from refpool.contracts import GateResult, Render, Violation
+from refpool.core.contracts import GateResult, Render, Violation
 from renderer.gate import measure_coverage
 from renderer.profiles import CODES, Profile
 

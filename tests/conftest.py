@@ -24,7 +24,7 @@ def refpool_home(tmp_path, monkeypatch) -> Path:
 
 @pytest.fixture
 def store(refpool_home):
-    from refpool.store import Store
+    from refpool.core.store import Store
 
     s = Store(refpool_home)
     yield s

@@ -10,7 +10,7 @@ import random
 
 from PIL import Image, ImageDraw
 
-from refpool.store import Store, candidates, sha256_bytes
+from refpool.core.store import Store, candidates, sha256_bytes
 
 
 def png_bytes(hue: float, size: int = 96, seed: int = 0, blobs: int = 6) -> bytes:

@@ -227,7 +227,7 @@ def test_passwords_are_salted_hashes(store):
 def test_m003_upgrades_an_m001_database(tmp_path):
     import sqlite3
 
-    from refpool.store import Store, migrations
+    from refpool.core.store import Store, migrations
 
     db = sqlite3.connect(tmp_path / "refpool.db", isolation_level=None)
     db.row_factory = sqlite3.Row

@@ -7,8 +7,8 @@ import sqlite3
 
 import pytest
 
-from refpool.contracts import Critique, GateResult, Render, Violation
-from refpool.store import Store, migrations
+from refpool.core.contracts import Critique, GateResult, Render, Violation
+from refpool.core.store import Store, migrations
 
 
 def test_blank_database_gets_every_migration_once(refpool_home):

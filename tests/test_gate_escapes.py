@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from refpool.contracts import Violation
+from refpool.core.contracts import Violation
 from renderer.profiles import get_profile
 from renderer.verdict import PageOutcome, gate_verdict, parse_outcome
 

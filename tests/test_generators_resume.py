@@ -205,7 +205,7 @@ def test_a_batch_started_before_derive_seed_still_resumes(
     rerun of an old batch finds its finished rounds instead of painting (paying) again."""
     from factories import png_bytes
 
-    from refpool.store import Store, candidates, migrations
+    from refpool.core.store import Store, candidates, migrations
 
     before = [m for m in migrations.MIGRATIONS if m.__name__ != "m006_job_keys_from_derive_seed"]
     monkeypatch.setattr(migrations, "MIGRATIONS", before)

@@ -28,9 +28,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from generators.analysis import PhotoAnalysis, analyse_path, load_rgb, srgb_to_oklab
 from generators.critics import heuristic_critique
+from refpool.core.store import Store
+from refpool.core.store.photos import photo_file
 from refpool.intake.photos import import_folder
-from refpool.store import Store
-from refpool.store.photos import photo_file
 
 KINDS = ("dahlia", "daisy", "rose")
 

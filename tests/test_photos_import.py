@@ -12,8 +12,8 @@ from conftest import SAMPLES
 from PIL import Image, ImageDraw
 
 from refpool.cli import main
+from refpool.core.store.photos import list_photos, photo_file
 from refpool.intake.photos import LicenceError, import_folder, normalise_licence
-from refpool.store.photos import list_photos, photo_file
 
 HEADER = ["file", "source", "author", "license", "notes"]
 

@@ -12,9 +12,9 @@ import pytest
 from PIL import Image, ImageDraw
 
 from refpool.cli import main
+from refpool.core.store.photos import list_photos
 from refpool.intake.inaturalist import fetch, parse_licences
 from refpool.intake.photos import import_folder
-from refpool.store.photos import list_photos
 
 
 def _jpeg(colour, shape) -> bytes:

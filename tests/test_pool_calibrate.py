@@ -1,4 +1,4 @@
-"""`python -m pool.calibrate` prints what it computed: its table and suggestion follow from
+"""`python -m pool.similarity.threshold` prints what it computed: its table and suggestion follow from
 the distances of the paintings it was given, pair kind by pair kind."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from factories import png_bytes
 
-from pool import calibrate as cal
-from pool import chains as ch
+from pool.similarity import chains as ch
+from pool.similarity import threshold as cal
 
 
 def painting(chain: str, photo: str, round_: int, seed: int, png: bytes, parent=None):

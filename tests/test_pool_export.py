@@ -14,10 +14,10 @@ import yaml
 from factories import add_candidate, add_photo, populate
 
 from curation.ratings import record_rating
-from pool.export import ExportError, export_version
-from pool.sampler import SamplerError, sample_references
-from pool.selection import build_pool, save_draft
-from pool.versions import release
+from pool.dataset.export import ExportError, export_version
+from pool.dataset.sampler import SamplerError, sample_references
+from pool.selection.draft import build_pool, save_draft
+from pool.selection.versions import release
 
 ROOT = Path(__file__).resolve().parent.parent
 

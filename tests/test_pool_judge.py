@@ -12,17 +12,17 @@ from judge_fakes import CoverageJudge, judge_models_file, painting
 
 from curation.ratings import record_rating
 from generators.llm import Endpoints
-from pool.judge import (
+from pool.reward.judge import (
     DEFAULT_JUDGE_MODEL,
     JUDGE_MAX_TOKENS,
     JudgeError,
     judge_pair,
     parse_verdict,
 )
-from pool.judge_agreement import judge_agreement
-from pool.judge_config import judge_names, make_judge
-from pool.judge_heuristic import HeuristicJudge
-from refpool.store import candidates, model_calls
+from pool.reward.judge_agreement import judge_agreement
+from pool.reward.judge_config import judge_names, make_judge
+from pool.reward.judge_heuristic import HeuristicJudge
+from refpool.core.store import candidates, model_calls
 
 
 def run(coro):

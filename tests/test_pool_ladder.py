@@ -15,10 +15,10 @@ from pathlib import Path
 from factories import add_photo
 from judge_fakes import CoverageJudge, judge_models_file, painting, request_images
 
-from pool.ladder import Painting, ladder_class, spread_by_coverage
+from pool.reward.ladder import Painting, ladder_class, spread_by_coverage
 from refpool import cli
-from refpool.store import candidates, sha256_bytes
-from refpool.store.calibration import ladder
+from refpool.core.store import candidates, sha256_bytes
+from refpool.core.store.calibration import ladder
 
 RED, GREEN = (170, 50, 90), (20, 120, 60)
 
@@ -199,7 +199,7 @@ def test_a_judge_that_refuses_for_good_is_asked_once_and_nothing_is_classed(
 def test_the_figures_a_report_shows_come_from_what_was_stored(store, capsys, tmp_path):
     import asyncio
 
-    from pool.reward_view import ladder_figures, preference_figures, stored_agreement
+    from pool.reward.view import ladder_figures, preference_figures, stored_agreement
 
     ids = [add(store, 0.05), add(store, 0.45), add(store, 0.3)]
     assert ladder_figures(store, ids).calibrated == 0

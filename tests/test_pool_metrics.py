@@ -12,10 +12,11 @@ from factories import add_photo, png_bytes
 from PIL import Image, ImageDraw
 
 from curation.ratings import record_rating
-from pool import metrics as m
-from pool.analysis import analyse
-from pool.features import compute_features
-from refpool.store import candidates
+from pool.diversity import metrics as m
+from pool.diversity.analysis import analyse
+from pool.similarity.clusters import hamming_matrix, near_duplicate_clusters
+from pool.similarity.features import compute_features
+from refpool.core.store import candidates
 
 
 def solid(rgb, size=128) -> bytes:
@@ -48,16 +49,16 @@ def rainbow(size=360) -> bytes:
 
 
 def test_hamming_matrix_counts_differing_bits():
-    d = m.hamming_matrix([0, 0b1011, (1 << 64) - 1])
+    d = hamming_matrix([0, 0b1011, (1 << 64) - 1])
     assert d.tolist() == [[0, 3, 64], [3, 0, 61], [64, 61, 0]]
 
 
 def test_identical_images_have_vendi_one():
     f = compute_features(png_bytes(0.3, size=128, seed=4))
-    d = m.hamming_matrix([f.phash] * 10)
+    d = hamming_matrix([f.phash] * 10)
     assert m.vendi_score(m.hash_kernel(d)) == pytest.approx(1.0)
     assert m.vendi_score(m.cosine_kernel(np.array([f.colour_hist] * 10))) == pytest.approx(1.0)
-    assert m.near_duplicate_clusters(d, 0) == [list(range(10))]
+    assert near_duplicate_clusters(d, 0) == [list(range(10))]
 
 
 def test_orthogonal_items_count_fully():
@@ -140,7 +141,7 @@ def test_near_duplicate_clusters_do_not_chain():
     """
     pos = np.arange(8) * 10
     d = np.abs(pos[:, None] - pos[None, :])
-    clusters = m.near_duplicate_clusters(d, 10)
+    clusters = near_duplicate_clusters(d, 10)
     assert clusters and all(len(c) == 2 for c in clusters)
     for c in clusters:
         assert d[np.ix_(c, c)].max() <= 10
@@ -156,7 +157,7 @@ def test_six_paintings_linked_by_near_pairs_stay_apart():
         d[i, i + 1] = d[i + 1, i] = 18.0
     d[5, 6] = d[6, 5] = 3.0  # 6 repaints 5
     np.fill_diagonal(d, 0)
-    clusters = m.near_duplicate_clusters(d, 20)
+    clusters = near_duplicate_clusters(d, 20)
     for c in clusters:
         assert d[np.ix_(c, c)].max() <= 20
     assert max(len(c) for c in clusters) == 2

@@ -15,9 +15,9 @@ from factories import populate
 from loopback_hub import TOKEN, running
 
 from curation.ratings import record_rating
-from pool.publish import PublishError, PublishPlan, PublishResult, publish
-from pool.selection import build_pool, save_draft
-from pool.versions import release
+from pool.dataset.publish import PublishError, PublishPlan, PublishResult, publish
+from pool.selection.draft import build_pool, save_draft
+from pool.selection.versions import release
 
 
 @pytest.fixture

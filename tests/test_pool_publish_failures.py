@@ -19,9 +19,9 @@ from huggingface_hub import snapshot_download
 from loopback_hub import READ_TOKEN, TOKEN, running
 
 from curation.ratings import record_rating
-from pool.publish import PublishError, PublishPlan, PublishResult, publish
-from pool.selection import build_pool, save_draft
-from pool.versions import release
+from pool.dataset.publish import PublishError, PublishPlan, PublishResult, publish
+from pool.selection.draft import build_pool, save_draft
+from pool.selection.versions import release
 
 REPO = "ana/pool"
 

@@ -11,11 +11,11 @@ from factories import populate
 
 from curation.ratings import record_rating
 from pool.cli import parse_mix
-from pool.export import export_version
-from pool.sampler import sample_references
-from pool.selection import SelectionError, build_pool, save_draft
-from pool.versions import release
-from refpool.store.calibration import (
+from pool.dataset.export import export_version
+from pool.dataset.sampler import sample_references
+from pool.selection.draft import SelectionError, build_pool, save_draft
+from pool.selection.versions import release
+from refpool.core.store.calibration import (
     LadderEntry,
     PreferenceRow,
     save_ladder_entry,
@@ -106,7 +106,7 @@ def test_mix_is_parsed_and_checked():
 
 
 def test_the_report_shows_the_ladder_and_an_unchecked_judge(store, calibrated, tmp_path):
-    from pool.report import write_report
+    from pool.diversity.report import write_report
 
     tiers = dict.fromkeys(calibrated["ids"], "unrated")
     result = write_report(store, tmp_path / "r.html", tiers, "all", progress=False)

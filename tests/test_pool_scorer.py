@@ -14,10 +14,10 @@ import pytest
 from factories import add_photo
 from judge_fakes import painting
 
-from pool.scorer import HPSv3PackageScorer, ScorerError, make_scorer
+from pool.reward.scorer import HPSv3PackageScorer, ScorerError, make_scorer
 from refpool import cli
-from refpool.store import candidates
-from refpool.store.calibration import preferences
+from refpool.core.store import candidates
+from refpool.core.store.calibration import preferences
 from renderer.gate import measure_coverage
 
 
@@ -108,7 +108,7 @@ def test_score_fills_mu_and_sigma_from_an_http_endpoint_and_resumes(store, capsy
         assert (scores[low].hpsv3_mu, scores[low].hpsv3_sigma) == (-1.0, 0.5)
         assert (scores[high].hpsv3_mu, scores[high].hpsv3_sigma) == (5.0, 0.5)
         assert scores[high].scorer == "hpsv3"
-        from pool.reward_view import preference_figures
+        from pool.reward.view import preference_figures
 
         figures = preference_figures(store, [low, high])
         assert (figures.scored, figures.mu_median, figures.mu_min) == (2, 2.0, -1.0)
@@ -150,8 +150,8 @@ def test_the_hpsv3_package_scorer_says_what_to_install():
 
 
 def test_the_shipped_models_file_configures_both_hpsv3_forms():
-    from pool.judge_config import models_data
-    from pool.scorer import scorer_configs
+    from pool.reward.judge_config import models_data
+    from pool.reward.scorer import scorer_configs
 
     configs = scorer_configs(models_data())
     assert configs["hpsv3"]["kind"] == "http" and configs["hpsv3-local"]["kind"] == "hpsv3"

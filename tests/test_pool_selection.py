@@ -7,8 +7,8 @@ from factories import add_candidate, add_photo, populate
 
 from curation.ratings import record_rating
 from pool.catalog import load_entries
-from pool.selection import SelectionError, build_pool, latest_draft, save_draft
-from pool.versions import VersionError, diff_versions, get_version, list_versions, release
+from pool.selection.draft import SelectionError, build_pool, latest_draft, save_draft
+from pool.selection.versions import VersionError, diff_versions, get_version, list_versions, release
 
 
 def rate_all(store, ids, tier_of):
@@ -124,7 +124,7 @@ def test_release_diff_and_immutability(store):
 def test_features_of_an_older_version_without_the_png_leave_it_out_not_crash(store):
     """A store from before the similarity signature: the PNG is gone and only old-version
     features are cached. The candidate is left out as png_missing; the rest still build."""
-    from pool.features import FEATURE_VERSION, load_features
+    from pool.similarity.features import FEATURE_VERSION, load_features
 
     photo = add_photo(store, "rose.jpg")
     kept = add_candidate(store, photo, hue=0.1, seed=5)

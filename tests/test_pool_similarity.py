@@ -15,12 +15,12 @@ import pytest
 from PIL import Image
 
 from generators.colour import hex_to_oklab, oklab_to_srgb, to_hex
-from pool import metrics as m
-from pool import similarity as sim
-from pool.calibrate import OLD_DHASH_THRESHOLD
-from pool.chains import SKETCHES
-from pool.features import compute_features
-from refpool.defaults import DUP_THRESHOLD
+from pool.similarity import distance as sim
+from pool.similarity.chains import SKETCHES
+from pool.similarity.clusters import near_duplicate_clusters
+from pool.similarity.features import compute_features
+from pool.similarity.threshold import OLD_DHASH_THRESHOLD
+from refpool.core.defaults import DUP_THRESHOLD
 
 
 def turn_colours(source: str, degrees: float) -> str:
@@ -88,5 +88,5 @@ def test_a_blank_canvas_is_its_own_kind(paintings):
 def test_clusters_of_real_paintings_hold_only_the_repaint(paintings):
     names = list(paintings)
     sigs = [compute_features(paintings[n]).signature for n in names]
-    clusters = m.near_duplicate_clusters(sim.distance_matrix(sigs), DUP_THRESHOLD)
+    clusters = near_duplicate_clusters(sim.distance_matrix(sigs), DUP_THRESHOLD)
     assert [[names[i] for i in c] for c in clusters] == [["coral s0", "coral s1"]]

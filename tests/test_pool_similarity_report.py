@@ -8,8 +8,8 @@ import json
 import pytest
 from factories import add_candidate, add_photo
 
-from pool.analysis import HEADLINE, HEADLINE_NOTES
-from pool.report import write_report
+from pool.diversity.analysis import HEADLINE, HEADLINE_NOTES
+from pool.diversity.report import write_report
 
 
 @pytest.fixture

@@ -6,10 +6,10 @@ import json
 
 from factories import add_candidate, add_photo
 
-from refpool.contracts import Candidate, Critique
-from refpool.seeds import derive_seed
-from refpool.store import candidates
-from refpool.store.photos import get_photos
+from refpool.core.contracts import Candidate, Critique
+from refpool.core.seeds import derive_seed
+from refpool.core.store import candidates
+from refpool.core.store.photos import get_photos
 
 
 def test_a_saved_candidate_loads_back_as_a_typed_record(store) -> None:

@@ -13,7 +13,7 @@ from curation.filter_form import ANY, filter_form
 from curation.queue import Filters
 from curation.ratings import record_rating
 from curation.studio import Services, Settings
-from refpool.store import candidates
+from refpool.core.store import candidates
 
 MODELS = ("Kimi-K3", "secret-coder-9")
 

@@ -10,7 +10,7 @@ from app import launch
 from curation.agreement import agreement_report
 from curation.ratings import my_latest, record_rating
 from curation.studio import Services, Settings
-from refpool.store import Store
+from refpool.core.store import Store
 
 pytestmark = pytest.mark.browser
 

@@ -13,8 +13,8 @@ from app import launch
 from curation.curators import add_curator
 from curation.ratings import my_latest, record_rating
 from curation.studio import Services, Settings
-from pool.selection import latest_draft
-from refpool.store import Store
+from pool.selection.draft import latest_draft
+from refpool.core.store import Store
 
 
 def free_port() -> int:

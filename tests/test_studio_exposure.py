@@ -19,8 +19,8 @@ from curation.curators import DUMMY_HASH, add_curator, ensure_curator
 from curation.login import HASH_THREAD_PREFIX, LoginGuard
 from curation.ratings import record_rating
 from curation.studio import Services, Settings
-from pool.studio_tab import build_draft
-from refpool.store import Store
+from pool.studio.tab import build_draft
+from refpool.core.store import Store
 
 SECRET = "a long secret"
 MODELS = ("secret-coder-9", "hidden-llm")

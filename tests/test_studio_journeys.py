@@ -15,7 +15,7 @@ from curation.curators import add_curator
 from curation.queue import Filters
 from curation.ratings import my_latest
 from curation.studio import Services, Settings
-from refpool.store import Store
+from refpool.core.store import Store
 
 pytestmark = pytest.mark.browser
 SECRET = "a long secret"

@@ -9,7 +9,7 @@ from factories import populate
 from curation import studio, views
 from curation.filter_form import filter_form, parse_form
 from curation.studio import Services, Settings
-from refpool.store.calibration import LadderEntry, save_ladder_entry
+from refpool.core.store.calibration import LadderEntry, save_ladder_entry
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_blind_mode_shows_no_ladder_and_ignores_its_filter(store, calibrated):
 
 def test_the_pool_tab_report_shows_the_ladder(store, calibrated):
     from curation.ratings import record_rating
-    from pool import studio_tab
+    from pool.studio import tab as studio_tab
 
     for cid in calibrated:
         record_rating(store, cid, "ana", "love" if cid % 2 else "okay")

@@ -207,7 +207,7 @@ def test_the_next_candidates_thumbnails_are_made_before_they_are_shown(store):
     """Making a thumbnail took half the server's time per keypress; it is now done in the
     background for what the next keypresses will show."""
     from curation import files
-    from refpool.store import candidates
+    from refpool.core.store import candidates
 
     ids = populate(store, 4)
     studio.screen(Services(store, Settings(prefetch=2)), "ana", ids[0])

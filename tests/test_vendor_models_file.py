@@ -14,8 +14,8 @@ from generators.batch import generate
 from generators.coders import ModelCoder
 from generators.jobs import Job, Previous
 from generators.llm import load_models
+from refpool.core.store.photos import photo_file
 from refpool.intake.photos import import_folder
-from refpool.store.photos import photo_file
 
 
 def _write(tmp_path, **entry):
@@ -46,7 +46,7 @@ def test_hf_token_goes_only_to_the_router_by_default(tmp_path, monkeypatch):
 
 
 def _ask(cfg):
-    from refpool.store import Store
+    from refpool.core.store import Store
 
     async def go(store):
         endpoints = llm.Endpoints()

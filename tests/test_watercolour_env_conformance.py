@@ -27,10 +27,10 @@ from huggingface_hub import snapshot_download
 from loopback_hub import TOKEN, running
 
 from curation.ratings import record_rating
-from pool.publish import PublishResult, publish
-from pool.sampler import sample_references
-from pool.selection import build_pool, save_draft
-from pool.versions import release
+from pool.dataset.publish import PublishResult, publish
+from pool.dataset.sampler import sample_references
+from pool.selection.draft import build_pool, save_draft
+from pool.selection.versions import release
 
 REPO = "ana/watercolour-reference-pool"
 ENV_PATTERNS = ["images/*", "sources/*", "metadata.jsonl"]

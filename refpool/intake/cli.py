@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from refpool.store import Store
+from refpool.core.store import Store
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,7 +65,7 @@ def cmd_photos_import(args) -> int:
 
 
 def cmd_photos_list(args) -> int:
-    from refpool.store.photos import list_photos
+    from refpool.core.store.photos import list_photos
 
     photos = list_photos(_store())
     if args.json:

@@ -19,9 +19,9 @@ from pathlib import Path
 import imagehash
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from refpool.contracts import Photo
-from refpool.store import Store, sha256_bytes
-from refpool.store.photos import get_photo
+from refpool.core.contracts import Photo
+from refpool.core.store import Store, sha256_bytes
+from refpool.core.store.photos import get_photo
 
 MAX_SIDE = 1600  # larger photos are downscaled; the painting is 600 px anyway
 MIN_SIDE = 128  # below this there is too little to analyse

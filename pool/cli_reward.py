@@ -1,0 +1,182 @@
+"""CLI for the pool as a reward signal: `refpool pool calibrate`, `refpool pool judge-agreement`
+and `refpool score`. Registered by pool/cli.py; handlers parse, call pool.* and print."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from refpool.core.store import Store
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def register(sub: argparse._SubParsersAction, psub: argparse._SubParsersAction) -> None:
+    """Add `pool calibrate` and `pool judge-agreement` to `psub`, and `score` to `sub`."""
+    c = psub.add_parser(
+        "calibrate",
+        help="sort candidates into a ladder (ceiling / rung / free win) by a policy's win rate",
+    )
+    c.add_argument(
+        "--paintings",
+        default=None,
+        help="folder of PNGs a policy painted (default: round-0 candidates stand in for it)",
+    )
+    _judge_args(c)
+    c.add_argument("--samples", type=int, default=6, help="paintings per candidate (default 6)")
+    c.add_argument(
+        "--candidates",
+        default="all",
+        help="all (accepted candidates), pool (the latest draft) or a released VERSION",
+    )
+    c.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    c.set_defaults(func=cmd_calibrate)
+
+    a = psub.add_parser(
+        "judge-agreement",
+        help="how often the judge prefers a curator's love over their okay (both orders)",
+    )
+    _judge_args(a)
+    a.add_argument("--pairs", type=int, default=24, help="love/okay pairs to ask (default 24)")
+    a.add_argument("--json", action="store_true", help="print JSON")
+    a.set_defaults(func=cmd_agreement)
+
+    s = sub.add_parser("score", help="fill hpsv3_mu / hpsv3_sigma with a preference scorer")
+    s.add_argument("--scorer", default=None, help="a scorer in the models file's `scorers` section")
+    s.add_argument(
+        "--models-file", default=None, help="models JSON (default $REFPOOL_MODELS or presets)"
+    )
+    s.add_argument(
+        "--candidates", default="all", help="all, pool (the latest draft) or a released VERSION"
+    )
+    s.set_defaults(func=cmd_score)
+
+
+def _judge_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--judge",
+        default=None,
+        help="heuristic (offline), a models-file entry or a model id (default: the judge entry)",
+    )
+    p.add_argument(
+        "--models-file", default=None, help="models JSON (default $REFPOOL_MODELS or presets)"
+    )
+    p.add_argument(
+        "--concurrency", type=int, default=None, help="judge requests in flight (default: entry)"
+    )
+
+
+def _with_judge(args: argparse.Namespace, work: Callable[[Store, Any], Awaitable[Any]]) -> Any:
+    from generators.llm import Endpoints
+    from pool.reward.judge_config import make_judge
+
+    store = Store.open()
+    endpoints = Endpoints(args.concurrency)
+
+    async def go() -> Any:
+        try:
+            judge = make_judge(store, args.judge, args.models_file, endpoints)
+            return await work(store, judge)
+        finally:
+            await endpoints.close()
+
+    return asyncio.run(go())
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from pool.reward.judge import JudgeError, judge_label
+    from pool.reward.ladder import (
+        STAND_IN,
+        CalibrationError,
+        calibrate,
+        choose_paintings,
+        folder_paintings,
+        stand_in_paintings,
+    )
+    from pool.selection.versions import VersionError, candidate_ids_for
+
+    if args.samples < 1:
+        return _fail("--samples must be at least 1")
+
+    async def work(store: Store, judge: Any) -> Any:
+        if args.paintings:
+            found, policy = folder_paintings(args.paintings), f"paintings in {args.paintings}"
+        else:
+            found, policy = stand_in_paintings(store), STAND_IN
+            print(f"note: {STAND_IN}", file=sys.stderr)
+        chosen, dropped = choose_paintings(found, args.samples)
+        ids = candidate_ids_for(store, args.candidates)
+        if not ids:
+            raise CalibrationError(f"no candidates in {args.candidates!r} to calibrate")
+        calls = len(ids) * len(chosen) * 2
+        print(
+            f"{len(ids)} candidates x {len(chosen)} paintings x 2 orders = up to {calls}"
+            f" judge calls (judge {judge_label(judge.name, judge.heuristic)})",
+            file=sys.stderr,
+        )
+        result = await calibrate(store, judge, chosen, ids, policy, dropped)
+        if result.counts()["unresolved"] and getattr(judge, "last_error", None):
+            print(f"warning: judge calls failed, e.g. {judge.last_error}", file=sys.stderr)
+        return result
+
+    try:
+        result = _with_judge(args, work)
+    except (JudgeError, CalibrationError, VersionError, ValueError) as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        print(result.summary())
+        rungs = [e for e in result.entries if e.ladder == "rung"]
+        for e in sorted(rungs, key=lambda e: e.win_rate or 0):
+            print(f"    rung: candidate {e.candidate_id}  win rate {e.win_rate:.2f}")
+    return 0
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    from pool.reward.judge import JudgeError
+    from pool.reward.judge_agreement import judge_agreement
+
+    async def work(store: Store, judge: Any) -> Any:
+        return await judge_agreement(store, judge, max_pairs=args.pairs)
+
+    try:
+        result = _with_judge(args, work)
+    except (JudgeError, ValueError) as exc:
+        return _fail(str(exc))
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
+    if not args.json and result.warning:
+        print(f"warning: {result.warning}")
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from pool.reward.judge_config import models_data
+    from pool.reward.scorer import ScorerError, make_scorer, score_candidates, scorer_configs
+    from pool.selection.versions import VersionError, candidate_ids_for
+
+    try:
+        configs = scorer_configs(models_data(args.models_file))
+    except (OSError, ValueError) as exc:
+        return _fail(str(exc))
+    if not args.scorer:
+        names = ", ".join(sorted(configs)) or "none configured"
+        return _fail(f"name a scorer with --scorer ({names}); without one hpsv3_mu stays null")
+    if args.scorer not in configs:
+        return _fail(f"no scorer {args.scorer!r} in the models file's `scorers` section")
+    store = Store.open()
+    try:
+        scorer = make_scorer(args.scorer, configs[args.scorer])
+        ids = candidate_ids_for(store, args.candidates)
+        run = score_candidates(store, scorer, ids, log=print)
+    except (ScorerError, VersionError) as exc:
+        return _fail(f"{exc} (scores stored so far are kept; rerun to continue)")
+    print(run.summary())
+    return 0

@@ -1,0 +1,127 @@
+"""Does the judge agree with the curators? Love against okay, in both orders.
+
+For each curator, every painting they loved is paired with every painting they rated okay
+(a sample, if there are many). The judge sees each pair in both orders:
+  * agreement: the love's mean score (1 won both orders, 0.5 a tie, 0 lost both);
+    0.5 means the judge cannot tell a curator's love from their okay;
+  * consistency: the share of pairs whose two orders agreed (no position bias).
+A pool whose judge cannot tell love from okay (agreement below AGREEMENT_FLOOR) gives the RL
+policy a reward its curators would not sign: the card should warn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from curation.ratings import live_ratings
+from pool.reward.judge import PairJudge, judge_label, judge_pair
+from refpool.core.seeds import derive_seed
+from refpool.core.store import Store, candidates
+from refpool.core.store.calibration import JudgedPair, get_pair
+
+AGREEMENT_FLOOR = 0.6  # below this the judge barely prefers love over okay
+DEFAULT_PAIRS = 24  # 48 judge calls at most
+
+
+@dataclass(frozen=True)
+class JudgeAgreement:
+    judge: str
+    heuristic: bool
+    pairs: int  # love/okay pairs asked about
+    resolved: int  # pairs where both orders gave a verdict
+    love_wins: int  # the love won in both orders
+    okay_wins: int  # the okay won in both orders
+    ties: int  # the orders disagreed: position bias, no real preference
+    agreement: float | None  # (love_wins + ties / 2) / resolved
+    consistency: float | None  # (love_wins + okay_wins) / resolved
+    curators: int
+
+    @property
+    def warning(self) -> str | None:
+        """The card's warning when the judge cannot tell love from okay, else None."""
+        label = judge_label(self.judge, self.heuristic)
+        if not self.resolved or self.agreement is None:
+            return (
+                f"judge {label} is unchecked: no pair of one curator's love and okay was"
+                " judged, so nobody knows whether it tells love from okay"
+            )
+        if self.agreement < AGREEMENT_FLOOR:
+            return (
+                f"judge {label} cannot tell the curators' love from their okay: it prefers the"
+                f" love in {self.agreement:.0%} of {self.resolved} pairs (0.5 is chance)"
+            )
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self) | {"warning": self.warning}
+
+    def summary(self) -> str:
+        label = judge_label(self.judge, self.heuristic)
+        if not self.resolved:
+            return f"judge {label}: no love/okay pair resolved ({self.pairs} asked)"
+        return (
+            f"judge {label} vs {self.curators} curator(s): prefers love in {self.agreement:.2f}"
+            f" of {self.resolved} pairs (love {self.love_wins}, okay {self.okay_wins},"
+            f" ties {self.ties}); order consistency {self.consistency:.2f}"
+        )
+
+
+def love_okay_pairs(
+    store: Store, max_pairs: int = DEFAULT_PAIRS, seed: int = 0
+) -> tuple[list[tuple[int, int]], int]:
+    """((love id, okay id) pairs taken within each curator's own ratings, curators counted)."""
+    by_curator: dict[str, dict[str, list[int]]] = {}
+    for cid, votes in live_ratings(store).items():
+        for curator, tier in votes.items():
+            if tier in ("love", "okay"):
+                by_curator.setdefault(curator, {"love": [], "okay": []})[tier].append(cid)
+    pairs = sorted({(lv, ok) for t in by_curator.values() for lv in t["love"] for ok in t["okay"]})
+    if len(pairs) > max_pairs:
+        pairs = sorted(random.Random(derive_seed(seed, "judge-agreement")).sample(pairs, max_pairs))
+    return pairs, sum(1 for t in by_curator.values() if t["love"] and t["okay"])
+
+
+async def judge_agreement(
+    store: Store,
+    judge: PairJudge,
+    max_pairs: int = DEFAULT_PAIRS,
+    seed: int = 0,
+    cached_only: bool = False,
+) -> JudgeAgreement:
+    """Ask the judge about love/okay pairs; `cached_only` uses stored verdicts and calls no
+    model (what a report or the Pool tab should do)."""
+    pairs, curators = love_okay_pairs(store, max_pairs, seed)
+    shas = candidates.get_many(store, {i for p in pairs for i in p})
+    results: list[JudgedPair | None] = []
+    jobs = []
+    for love, okay in pairs:
+        a, b = shas.get(love), shas.get(okay)
+        if a is None or b is None or not a.png_sha or not b.png_sha:
+            continue
+        if cached_only:
+            results.append(get_pair(store, judge.key, a.png_sha, b.png_sha))
+            continue
+        pa, pb = store.png_path(a.png_sha), store.png_path(b.png_sha)
+        if pa.exists() and pb.exists():
+            jobs.append(judge_pair(store, judge, pa.read_bytes(), pb.read_bytes()))
+    results += await asyncio.gather(*jobs)
+    resolved = [r for r in results if r is not None and r.score is not None]
+    love_wins = sum(1 for r in resolved if r.score == 1.0)
+    okay_wins = sum(1 for r in resolved if r.score == 0.0)
+    ties = len(resolved) - love_wins - okay_wins
+    n = len(resolved)
+    return JudgeAgreement(
+        judge=judge.name,
+        heuristic=judge.heuristic,
+        pairs=len(pairs),
+        resolved=n,
+        love_wins=love_wins,
+        okay_wins=okay_wins,
+        ties=ties,
+        agreement=round((love_wins + ties / 2) / n, 4) if n else None,
+        consistency=round((love_wins + okay_wins) / n, 4) if n else None,
+        curators=curators,
+    )

@@ -1,0 +1,11 @@
+"""The foundation under every stage: one data directory, its SQLite schema and its records.
+
+Store                     the data directory: connections, one transaction helper, blobs
+refpool.core.store.migrations  numbered schema migrations
+refpool.core.store.photos      Photo load/list
+refpool.core.store.candidates  Candidate load/save: the only module that queries `candidates`
+"""
+
+from refpool.core.store.db import HOME_ENV, Store, data_home, sha256_bytes
+
+__all__ = ["HOME_ENV", "Store", "data_home", "sha256_bytes"]
