@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from curation.ratings import live_ratings
-from refpool.core.contracts import TIERS
+from refpool.core.contracts import RATING_TIERS
 from refpool.core.store import Store
 
 
-def cohen_kappa(a: list[str], b: list[str], categories: tuple[str, ...] = TIERS) -> float | None:
+def cohen_kappa(
+    a: list[str], b: list[str], categories: tuple[str, ...] = RATING_TIERS
+) -> float | None:
     """Cohen's kappa of two raters over the same items (parallel lists of labels)."""
     if len(a) != len(b):
         raise ValueError("cohen_kappa needs two label lists of the same length")
@@ -51,7 +53,7 @@ def fleiss_kappa(counts: list[list[int]]) -> float | None:
 
 
 def confusion_matrix(
-    a: list[str], b: list[str], categories: tuple[str, ...] = TIERS
+    a: list[str], b: list[str], categories: tuple[str, ...] = RATING_TIERS
 ) -> list[list[int]]:
     """rows: rater a's tier, columns: rater b's tier, in `categories` order."""
     index = {c: i for i, c in enumerate(categories)}
@@ -112,7 +114,7 @@ def agreement_report(store: Store, curators: list[str] | None = None) -> Agreeme
         for v in votes.values():
             if all(c in v for c in names):
                 tally = Counter(v[c] for c in names)
-                table.append([tally[t] for t in TIERS])
+                table.append([tally[t] for t in RATING_TIERS])
         fleiss_items = len(table)
         fleiss = fleiss_kappa(table) if table else None
     return AgreementReport(

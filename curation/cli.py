@@ -10,8 +10,9 @@ from pathlib import Path
 from curation.curators import add_curator, check_name, list_curators
 from curation.ratings import record_rating
 from curation.transfer import FORMATS, export_ratings, import_ratings
-from refpool.core.contracts import TIERS
+from refpool.core.contracts import RATING_ACTIONS
 from refpool.core.defaults import TARGET_POOL_SIZE
+from refpool.core.errors import InputError, RefpoolError
 from refpool.core.store import Store
 
 
@@ -56,7 +57,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Record one rating (committed before this returns).",
     )
     p.add_argument("candidate_id", type=int, help="the candidate's id")
-    p.add_argument("tier", choices=(*TIERS, "skip"), help="love, okay, reject (or skip)")
+    p.add_argument("tier", choices=RATING_ACTIONS, help="love, okay, reject (or skip)")
     p.add_argument("--curator", required=True, help="who is rating")
     p.add_argument("--note", default="", help="a free-text note stored with the rating")
     p.set_defaults(func=_rate)
@@ -115,19 +116,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(func=_list_curators)
 
 
-def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
-
-
 def _rate(args: argparse.Namespace) -> int:
     store = Store.open()
-    try:
-        row = record_rating(
-            store, args.candidate_id, check_name(args.curator), args.tier, args.note
-        )
-    except (LookupError, ValueError) as exc:
-        return _fail(str(exc))
+    row = record_rating(store, args.candidate_id, check_name(args.curator), args.tier, args.note)
     print(f"rated candidate {args.candidate_id} {args.tier} by {args.curator} (rating {row})")
     return 0
 
@@ -148,8 +139,10 @@ def _export(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     try:
         summary = import_ratings(Store.open(), args.file, args.curator)
-    except (OSError, ValueError) as exc:
-        return _fail(str(exc))
+    except RefpoolError:
+        raise
+    except (OSError, UnicodeDecodeError) as exc:  # a folder, unreadable or not text
+        raise RefpoolError(f"cannot read the ratings file {args.file}: {exc}") from exc
     print(summary.text())
     return 0 if not summary.invalid else 1
 
@@ -159,11 +152,8 @@ def _add_curator(args: argparse.Namespace) -> int:
     if args.password_env:
         password = os.environ.get(args.password_env)
         if not password:
-            return _fail(f"environment variable {args.password_env} is empty or not set")
-    try:
-        created = add_curator(Store.open(), args.name, password)
-    except ValueError as exc:
-        return _fail(str(exc))
+            raise InputError(f"environment variable {args.password_env} is empty or not set")
+    created = add_curator(Store.open(), args.name, password)
     what = "added" if created else "updated"
     print(f"{what} curator {args.name}" + (" with a password" if password else ""))
     return 0

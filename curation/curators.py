@@ -12,6 +12,7 @@ import os
 import re
 import unicodedata
 
+from refpool.core.errors import InputError
 from refpool.core.store import Store
 
 # Letters and digits of any script (José, Zoë, 李), then also '.', '_' or '-'.
@@ -23,10 +24,10 @@ DUMMY_HASH = "scrypt$16384$8$1$" + "00" * 16 + "$" + "00" * 32
 
 
 def check_name(name: str) -> str:
-    """Return the cleaned name or raise ValueError saying what a valid name looks like."""
+    """Return the cleaned name or raise InputError saying what a valid name looks like."""
     name = unicodedata.normalize("NFC", (name or "").strip())
     if not NAME_RE.match(name):
-        raise ValueError(
+        raise InputError(
             f"invalid curator name {name!r}: use 1-40 letters (any alphabet), digits, '.', '_'"
             " or '-', starting with a letter or digit"
         )
@@ -57,7 +58,7 @@ def add_curator(store: Store, name: str, password: str | None = None) -> bool:
     """Create a curator, or set the password of an existing one. Returns True if created."""
     name = check_name(name)
     if password is not None and len(password) < 8:
-        raise ValueError("a curator password needs at least 8 characters")
+        raise InputError("a curator password needs at least 8 characters")
     hashed = hash_password(password) if password else None
     existed = bool(store.query("SELECT 1 FROM curators WHERE name = ?", (name,)))
     with store.write_lock:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from curation import queue as q
 from curation.ratings import live_ratings
 from curation.studio import Services, clean_filters
+from refpool.core.errors import InputError
 from refpool.core.store import candidates
 from refpool.core.store.photos import list_photos
 
@@ -89,11 +90,11 @@ def parse_form(
     if pick(photo):
         head = str(photo).split(":", 1)[0].strip()
         if not head.isdigit():
-            raise ValueError(f"not a photo choice: {photo!r}; pick one from the list")
+            raise InputError(f"not a photo choice: {photo!r}; pick one from the list")
         photo_id = int(head)
     round_text = pick(round_)
     if round_text is not None and not round_text.isdigit():
-        raise ValueError(f"not a round: {round_!r}; pick one from the list")
+        raise InputError(f"not a round: {round_!r}; pick one from the list")
     return q.Filters(
         photo_id=photo_id,
         generator=pick(model),

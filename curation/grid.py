@@ -12,6 +12,7 @@ from curation import queue as q
 from curation.files import thumbnail_url
 from curation.ratings import my_latest, record_rating
 from curation.studio import Services, current_queue, undo_message
+from refpool.core.errors import InputError
 from refpool.core.store import candidates
 
 
@@ -89,6 +90,6 @@ def parse_ids(text: str) -> list[int]:
     out = []
     for token in str(text or "").replace(",", " ").split():
         if not token.isdigit():
-            raise ValueError(f"not a candidate id: {token!r}")
+            raise InputError(f"not a candidate id: {token!r}")
         out.append(int(token))
     return out

@@ -17,6 +17,7 @@ from curation import grid, studio, views
 from curation.agreement import agreement_report
 from curation.filter_form import ANY, filter_form, parse_form
 from curation.studio import Services
+from refpool.core.errors import RefpoolError
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -45,8 +46,8 @@ def _safe(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return fn(*args, **kwargs)
-        except (ValueError, PermissionError) as exc:
-            raise gr.Error(str(exc)) from exc
+        except RefpoolError as exc:
+            raise gr.Error(views.refusal_text(exc)) from exc
 
     return wrapper
 
@@ -55,8 +56,8 @@ def guarded(fn: Callable[[], str]) -> str:
     """A key action's view, or the failure as a message in the view."""
     try:
         return fn()
-    except (ValueError, PermissionError) as exc:
-        return views.error_view(str(exc))
+    except RefpoolError as exc:
+        return views.error_view(views.refusal_text(exc))
     except Exception as exc:  # noqa: BLE001 - shown to the curator, never swallowed silently
         return views.error_view(f"The studio failed: {type(exc).__name__}: {exc}. Try again.")
 
@@ -212,8 +213,10 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
         claimed = request.query_params.get("curator") if request else None
         try:
             who = _who(services, claimed or settings.default_curator, request)
-        except (ValueError, PermissionError) as exc:
-            problem = f"{exc}. Open the studio with ?curator=NAME using a valid name."
+        except RefpoolError as exc:
+            problem = (
+                f"{views.refusal_text(exc)}. Open the studio with ?curator=NAME using a valid name."
+            )
             return [claimed or "", views.error_view(problem), *filter_updates(services, None)]
         screen = guarded(lambda: views.screen_html(studio.screen(services, who)))
         return [who, screen, *filter_updates(services, who)]

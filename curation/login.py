@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from curation import curators
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store
 
 NAME_LIMIT = 5  # failures in a row before a name is locked
@@ -35,7 +36,7 @@ FIRST_LOCK = 2.0  # seconds; doubles with each further failure
 MAX_LOCK = 900.0
 
 
-class LockedOut(Exception):
+class LockedOut(RefpoolError):
     """Too many failed logins: refused without checking the password."""
 
     def __init__(self, what: str, seconds: float) -> None:

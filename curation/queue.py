@@ -13,10 +13,12 @@ import json
 from dataclasses import asdict, dataclass, fields
 
 from curation.ratings import final_tier, live_ratings, my_latest
+from refpool.core.contracts import RATING_TIERS
 from refpool.core.defaults import TARGET_POOL_SIZE
+from refpool.core.errors import InputError
 from refpool.core.store import Store, calibration, candidates
 
-TIER_FILTERS = ("love", "okay", "reject", "unrated")
+TIER_FILTERS = (*RATING_TIERS, "unrated")
 # Calibration's classes (pool ladder): the policy's win rate against the candidate.
 LADDER_FILTERS = ("ceiling", "rung", "free_win", "uncalibrated")
 
@@ -52,9 +54,9 @@ class Filters:
 
     def validate(self) -> Filters:
         if self.tier not in (None, *TIER_FILTERS):
-            raise ValueError(f"tier filter must be one of {', '.join(TIER_FILTERS)}")
+            raise InputError(f"tier filter must be one of {', '.join(TIER_FILTERS)}")
         if self.ladder not in (None, *LADDER_FILTERS):
-            raise ValueError(f"ladder filter must be one of {', '.join(LADDER_FILTERS)}")
+            raise InputError(f"ladder filter must be one of {', '.join(LADDER_FILTERS)}")
         return self
 
 

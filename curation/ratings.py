@@ -11,22 +11,21 @@ from __future__ import annotations
 
 from collections import Counter
 
-from refpool.core.contracts import TIERS, Rating
+from refpool.core.contracts import RATING_ACTIONS, Rating
+from refpool.core.errors import InputError, NotFound
 from refpool.core.store import Store, candidates
-
-RATABLE = (*TIERS, "skip")
 
 
 def record_rating(
     store: Store, candidate_id: int, curator: str, tier: str, note: str = "", source: str = "studio"
 ) -> int:
     """Write one rating durably (committed before returning); returns its row id."""
-    if tier not in RATABLE:
-        raise ValueError(f"tier must be one of {', '.join(RATABLE)}, not {tier!r}")
+    if tier not in RATING_ACTIONS:
+        raise InputError(f"tier must be one of {', '.join(RATING_ACTIONS)}, not {tier!r}")
     if not curator.strip():
-        raise ValueError("a rating needs a curator name")
+        raise InputError("a rating needs a curator name")
     if not candidates.exists(store, candidate_id):
-        raise LookupError(f"candidate {candidate_id} does not exist (deleted or never generated)")
+        raise NotFound(f"candidate {candidate_id} does not exist (deleted or never generated)")
     return store.insert(
         "ratings",
         {
@@ -44,12 +43,12 @@ def record_rating_and_cursor(
 ) -> int:
     """A studio rating and the cursor it advances to, in one transaction: after a crash the
     studio resumes where the curator was going, never one behind. Returns the rating's id."""
-    if tier not in RATABLE:
-        raise ValueError(f"tier must be one of {', '.join(RATABLE)}, not {tier!r}")
+    if tier not in RATING_ACTIONS:
+        raise InputError(f"tier must be one of {', '.join(RATING_ACTIONS)}, not {tier!r}")
     if not curator.strip():
-        raise ValueError("a rating needs a curator name")
+        raise InputError("a rating needs a curator name")
     if not candidates.exists(store, candidate_id):
-        raise LookupError(f"candidate {candidate_id} does not exist (deleted or never generated)")
+        raise NotFound(f"candidate {candidate_id} does not exist (deleted or never generated)")
     with store.transaction() as db:
         cur = db.execute(
             "INSERT INTO ratings (candidate_id, curator, tier, note, source)"

@@ -25,6 +25,7 @@ from curation.ratings import (
     undo_last,
 )
 from refpool.core.defaults import TARGET_POOL_SIZE
+from refpool.core.errors import InputError, RefpoolError
 from refpool.core.store import Store, candidates
 
 
@@ -188,11 +189,15 @@ def screen(
     )
 
 
+class NotLoggedIn(RefpoolError, PermissionError):
+    """An exposed studio was used without logging in."""
+
+
 def resolve_curator(services: Services, claimed: str | None, username: str | None) -> str:
     """Who is acting: the logged-in user when auth is on, else the name typed in the studio."""
     if services.settings.auth:
         if not username:
-            raise PermissionError("log in first: this studio requires a curator account")
+            raise NotLoggedIn("log in first: this studio requires a curator account")
         return check_name(username)
     return ensure_curator(services.store, claimed or services.settings.default_curator)
 
@@ -201,7 +206,7 @@ def resolve_curator(services: Services, claimed: str | None, username: str | Non
 def check_note(note: str) -> str:
     note = (note or "").strip()
     if len(note) > NOTE_LIMIT:
-        raise ValueError(
+        raise InputError(
             f"The note is {len(note)} characters; the limit is {NOTE_LIMIT}. Shorten it and"
             " try again (nothing was saved)."
         )

@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from curation.ratings import RATABLE, final_tiers, my_latest, record_rating
-from refpool.core.contracts import Candidate
+from curation.ratings import final_tiers, my_latest, record_rating
+from refpool.core.contracts import RATING_ACTIONS, Candidate
+from refpool.core.errors import InputError, MissingFile
 from refpool.core.store import Store, candidates
 
 FORMATS = ("csv", "json", "published")
@@ -87,7 +88,7 @@ def export_ratings(store: Store, fmt: str = "csv", curator: str | None = None) -
             tiers = final_tiers(store)
         mapping = {published_name(cid): TO_PUBLISHED[t] for cid, t in sorted(tiers.items())}
         return json.dumps(mapping, indent=2) + "\n"
-    raise ValueError(f"unknown export format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    raise InputError(f"unknown export format {fmt!r}: choose one of {', '.join(FORMATS)}")
 
 
 @dataclass
@@ -128,14 +129,15 @@ def _parse(path: Path, default_curator: str | None) -> list[dict[str, Any]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(
+        raise InputError(
             f"{path}: not valid JSON ({exc}); expected a .csv or .json ratings file"
         ) from exc
     if isinstance(data, dict):
         if not default_curator:
-            raise ValueError(
+            raise InputError(
                 f"{path} is in the published format (file name -> label), which names no"
-                " curator: pass --curator NAME"
+                " curator: say which curator the ratings belong to",
+                hint="name a curator",
             )
         rows = []
         for name, label in data.items():
@@ -150,14 +152,14 @@ def _parse(path: Path, default_curator: str | None) -> list[dict[str, Any]]:
         return rows
     if isinstance(data, list):
         return data
-    raise ValueError(f"{path}: expected a JSON list of ratings or a published mapping")
+    raise InputError(f"{path}: expected a JSON list of ratings or a published mapping")
 
 
 def import_ratings(store: Store, path: Path | str, curator: str | None = None) -> ImportSummary:
     """Append ratings from a file (source='import'). `curator` overrides/sets the curator."""
     path = Path(path)
     if not path.exists():
-        raise FileNotFoundError(f"no ratings file at {path}")
+        raise MissingFile(f"no ratings file at {path}")
     rows = _parse(path, curator)
     summary = ImportSummary()
     known = candidates.list_candidates(store)
@@ -182,7 +184,7 @@ def import_ratings(store: Store, path: Path | str, curator: str | None = None) -
             if cid not in existing:
                 summary.unmatched.append(str(cid))
                 continue
-        if tier not in RATABLE or not who:
+        if tier not in RATING_ACTIONS or not who:
             summary.invalid.append(f"row {n}: tier {tier!r} curator {who!r}")
             continue
         mine = live.setdefault(who, my_latest(store, who))

@@ -19,6 +19,7 @@ from curation.files import static_dirs
 from curation.filter_form import ANY
 from curation.handlers import endpoints
 from curation.studio import NOTE_LIMIT, Services
+from refpool.core.contracts import RATING_ACTIONS, SKIP
 
 STATIC = Path(__file__).parent / "static"
 
@@ -33,19 +34,21 @@ class Fast(TypedDict):
 
 FAST = Fast(show_progress="hidden", trigger_mode="multiple", queue=False)
 
+# The rating actions come from the one vocabulary; static/studio.js reads its number keys
+# (data-rp-key: 1 love ... 4 skip, space too for skip) from these buttons, never its own list.
 RATE_BAR = (
     '<div class="rp-actions">'
-    '<button data-rp-act="love">1 love</button><button data-rp-act="okay">2 okay</button>'
-    '<button data-rp-act="reject">3 reject</button><button data-rp-act="skip">4 skip</button>'
-    '<button data-rp-act="undo">z undo</button></div>'
+    + "".join(
+        f'<button data-rp-act="{t}" data-rp-key="{i}{" space" if t == SKIP else ""}">{i} {t}'
+        "</button>"
+        for i, t in enumerate(RATING_ACTIONS, 1)
+    )
+    + '<button data-rp-act="undo">z undo</button></div>'
 )
 GRID_BAR = (
     '<div class="rp-gridbar">'
-    '<button data-rp-grid="love">Love selected</button>'
-    '<button data-rp-grid="okay">Okay selected</button>'
-    '<button data-rp-grid="reject">Reject selected</button>'
-    '<button data-rp-grid="skip">Skip selected</button>'
-    '<button data-rp-grid="undo">Undo last</button>'
+    + "".join(f'<button data-rp-grid="{t}">{t.title()} selected</button>' for t in RATING_ACTIONS)
+    + '<button data-rp-grid="undo">Undo last</button>'
     '<button data-rp-grid="all">Select page</button>'
     '<button data-rp-grid="none">Clear selection</button></div>'
 )

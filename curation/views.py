@@ -10,7 +10,8 @@ import time
 from curation.agreement import AgreementReport
 from curation.grid import Grid
 from curation.studio import Screen
-from refpool.core.contracts import TIERS
+from refpool.core.contracts import RATING_TIERS
+from refpool.core.errors import RefpoolError
 from refpool.core.html import esc
 
 KEYS_HELP = (
@@ -23,6 +24,17 @@ def message_html(message: str, level: str = "info") -> str:
     if not message:
         return '<div class="rp-msg rp-empty"></div>'
     return f'<div class="rp-msg rp-{esc(level)}" role="status">{esc(message)}</div>'
+
+
+def refusal_text(exc: RefpoolError) -> str:
+    """What the studio says for a RefpoolError: its message, which names actions, not flags.
+    Every studio handler that catches one shows it through here."""
+    return exc.message
+
+
+def refusal_html(exc: RefpoolError) -> str:
+    """A RefpoolError in the studio's message box."""
+    return message_html(refusal_text(exc), "error")
 
 
 def error_view(message: str) -> str:
@@ -205,9 +217,9 @@ def agreement_html(r: AgreementReport, blind: bool = False) -> str:
     for p in r.pairs:
         if not p.shared:  # nothing in common: an all-zero matrix says nothing
             continue
-        head = "".join(f"<th>{t}</th>" for t in TIERS)
+        head = "".join(f"<th>{t}</th>" for t in RATING_TIERS)
         body = "".join(
-            f"<tr><th>{TIERS[i]}</th>" + "".join(f"<td>{n}</td>" for n in row) + "</tr>"
+            f"<tr><th>{RATING_TIERS[i]}</th>" + "".join(f"<td>{n}</td>" for n in row) + "</tr>"
             for i, row in enumerate(p.matrix)
         )
         out += (

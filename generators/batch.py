@@ -15,18 +15,19 @@ import inspect
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from generators import llm
 from generators.analysis import analyse_path
 from generators.build import Coder, Critic, build
 from generators.coders import ModelCoder, Reply, coder_outcome, feedback
-from generators.critics import Verdict, measure
+from generators.critics import CritiqueResult, measure
 from generators.jobs import TRANSIENT, Job, Previous
 from generators.summary import summarise
-from refpool.core.contracts import Candidate, Photo, Render, Violation
+from refpool.core.contracts import Candidate, Photo, Render, RoundResult, Violation
 from refpool.core.defaults import GATE_PROFILE, ROUNDS
+from refpool.core.errors import InputError, NotFound
 from refpool.core.seeds import derive_seed
 from refpool.core.store import Store, sha256_bytes
 from refpool.core.store import candidates as candidate_store
@@ -103,10 +104,10 @@ async def generate_async(
     though an earlier run saw it refuse permanently (a 4xx such as "image input not supported").
     """
     if candidates < 1 or rounds < 1 or concurrency < 1:
-        raise ValueError("candidates, rounds and concurrency must each be at least 1")
+        raise InputError("candidates, rounds and concurrency must each be at least 1")
     photos = [get_photo(store, i) for i in photo_ids] if photo_ids else list_photos(store)
     if not photos:
-        raise LookupError("no photos in the library; import some with `refpool photos import DIR`")
+        raise NotFound("no photos in the library; import some with `refpool photos import DIR`")
     endpoints = llm.Endpoints(max_concurrency=concurrency)
     coders, the_critic = build(store, generators, critic, models_file, endpoints, retry_failed)
     jobs = _jobs(store, photos, coders, candidates, seed, rounds)
@@ -239,76 +240,64 @@ async def _finish(
 ) -> tuple[int, Previous | None]:
     """Render, critique and save one round; returns (candidate id, Previous or None)."""
     store = ctx.store
-    fields: dict[str, Any] = {
-        "job_key": job.key(round_),
-        "run_id": ctx.run_id,
-        "photo_id": job.photo.id,
-        "generator": job.generator,
-        "round": round_,
-        "seed": job.seed,
-        "parent_id": parent_id,
-        "coder_call_id": reply.call_id,
-        "outcome": reply.outcome,
-        # explicit blanks, so a retried (transient) row never keeps stale values
-        "program_sha": None,
-        "render_id": None,
-        "accepted": 0,
-        "coverage": None,
-        "png_sha": None,
-        "infra_error": None,
-        "critique": None,
-        "critic_call_id": None,
-    }
+    result = RoundResult(
+        job_key=job.key(round_),
+        run_id=ctx.run_id,
+        photo_id=job.photo.id,
+        generator=job.generator,
+        round=round_,
+        seed=job.seed,
+        outcome=reply.outcome,
+        parent_id=parent_id,
+        coder_call_id=reply.call_id,
+    )
     violations: list[Violation] = []
     png = None
     if reply.program:
-        fields["program_sha"] = store.put_program(reply.program)
+        program_sha = store.put_program(reply.program)
         render = await _render(ctx.renderer, reply.program, job.seed)
         if render.infra_error:  # our machinery failed, not the program: one more go
             render = await _render(ctx.renderer, reply.program, job.seed)
-        fields["render_id"] = store.record_render(render)
+        result = replace(result, program_sha=program_sha, render_id=store.record_render(render))
         if render.infra_error:
-            fields |= {"outcome": "infra_error", "infra_error": render.infra_error}
+            result = replace(result, outcome="infra_error", infra_error=render.infra_error)
         else:
             violations = list(render.gate.violations)
             png = render.png
-            fields |= {
-                "accepted": int(render.accepted),
-                "coverage": render.gate.coverage,
-                "png_sha": sha256_bytes(png) if png else None,
-            }
+            png_sha = sha256_bytes(png) if png else None
+            result = replace(
+                result, accepted=render.accepted, coverage=render.gate.coverage, png_sha=png_sha
+            )
     elif (why := feedback(reply.outcome, reply.finish_reason)) is not None:
         violations = [why]
-    fields["violations"] = [v.to_dict() for v in violations]
-    verdict = None
-    if fields["outcome"] not in TRANSIENT:
-        verdict = await _judge(ctx, job, round_, fields, png, violations)
-    cid = candidate_store.save(store, fields, existing)
+    result = replace(result, violations=violations)
+    critique = None
+    if result.outcome not in TRANSIENT:
+        result, critique = await _critique(ctx, job, round_, result, png)
+    cid = candidate_store.save_round(store, result, existing)
     ctx.new_ids.append(cid)
-    if verdict is None:
+    if critique is None:
         return cid, None
-    accepted = bool(fields["accepted"])
     return cid, Previous(
-        round_, reply.program, png, verdict.critique, violations, verdict.measures, accepted
+        round_,
+        reply.program,
+        png,
+        critique.critique,
+        violations,
+        critique.measures,
+        result.accepted,
     )
 
 
-async def _judge(
-    ctx: _Ctx,
-    job: Job,
-    round_: int,
-    fields: dict[str, Any],
-    png: bytes | None,
-    violations: list[Violation],
-) -> Verdict | None:
-    """Critique a rendered round into `fields`; None (outcome critic_error) if the call failed."""
-    verdict = await ctx.critic.judge(ctx.store, job, round_, png, violations)
-    fields["critic_call_id"] = verdict.call_id
-    if verdict.error:  # the critique never happened: do not store a stand-in as if it had
-        fields |= {"outcome": "critic_error", "critique": None}
-        return None
-    fields["critique"] = verdict.critique.to_dict()
-    return verdict
+async def _critique(
+    ctx: _Ctx, job: Job, round_: int, result: RoundResult, png: bytes | None
+) -> tuple[RoundResult, CritiqueResult | None]:
+    """Critique a rendered round; (outcome critic_error, None) if the call failed."""
+    done = await ctx.critic.judge(ctx.store, job, round_, png, list(result.violations))
+    result = replace(result, critic_call_id=done.call_id)
+    if done.error:  # the critique never happened: do not store a stand-in as if it had
+        return replace(result, outcome="critic_error", critique=None), None
+    return replace(result, critique=done.critique), done
 
 
 async def _recritique(
@@ -316,15 +305,21 @@ async def _recritique(
 ) -> tuple[int, Previous | None]:
     """Redo only the critique of a critic_error round: its program and render are kept."""
     program = ctx.store.program_source(stored.program_sha) if stored.program_sha else None
-    fields: dict[str, Any] = {"job_key": stored.job_key, "run_id": ctx.run_id}
-    fields["outcome"] = coder_outcome(ctx.store, stored.coder_call_id)
-    verdict = await _judge(ctx, job, round_, fields, png, stored.violations)
-    cid = candidate_store.save(ctx.store, fields, stored.id)
+    outcome = coder_outcome(ctx.store, stored.coder_call_id)
+    result = replace(RoundResult.of(stored), run_id=ctx.run_id, outcome=outcome)
+    result, critique = await _critique(ctx, job, round_, result, png)
+    cid = candidate_store.save_round(ctx.store, result, stored.id)
     ctx.new_ids.append(cid)
-    if verdict is None:
+    if critique is None:
         return cid, None
     return cid, Previous(
-        round_, program, png, verdict.critique, stored.violations, verdict.measures, stored.accepted
+        round_,
+        program,
+        png,
+        critique.critique,
+        stored.violations,
+        critique.measures,
+        stored.accepted,
     )
 
 

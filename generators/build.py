@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from generators import llm
 from generators.coders import ModelCoder, ProceduralCoder
 from generators.critics import HeuristicCritic, VLMCritic
+from generators.modelcfg import ModelsFileError
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store, model_calls
 
 Coder = ProceduralCoder | ModelCoder
@@ -31,9 +33,11 @@ def build(
             continue
         models = models if models is not None else llm.load_models(models_file)
         if name not in models:
-            raise ValueError(
+            raise ModelsFileError(
                 f"unknown generator {name!r}; choose procedural or one of"
-                f" {', '.join(sorted(models))} (models file: --models-file / $REFPOOL_MODELS)"
+                f" {', '.join(sorted(models))} (from the models file: your own, $REFPOOL_MODELS"
+                " or the presets)",
+                hint=("choose a generator", "choose a models file"),
             )
         cfg = models[name]
         cfg.require_role("coder")
@@ -44,17 +48,21 @@ def build(
         return coders, HeuristicCritic()
     models = models if models is not None else llm.load_models(models_file)
     if critic not in models:
-        raise ValueError(f"unknown critic {critic!r}; use heuristic or one of {sorted(models)}")
+        raise ModelsFileError(
+            f"unknown critic {critic!r}; use heuristic or one of {', '.join(sorted(models))}",
+            hint=("choose a critic", "choose a models file"),
+        )
     cfg = models[critic]
     cfg.require_role("critic")
     cfg.api_key()
     if not retry_failed:
         refused = _permanent_refusal(store, cfg)
         if refused:
-            raise ValueError(
+            raise RefpoolError(
                 f"critic {cfg.name} ({cfg.model} at {cfg.base_url}) refused permanently in an"
-                f" earlier run: {refused}. Nothing was sent this time: fix the models file or"
-                " choose another --critic, or pass --retry-failed to ask it again."
+                f" earlier run: {refused}. Nothing was sent this time: fix the models file,"
+                " choose another critic, or ask it again.",
+                hint=("choose a critic", "retry failed"),
             )
     endpoints.register(cfg)
     return coders, VLMCritic(cfg, endpoints)

@@ -72,23 +72,19 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from generators.batch import generate
     from generators.summary import format_summary, problems
 
-    try:
-        summary = generate(
-            _store(),
-            photo_ids=args.photos,
-            generators=tuple(args.generator),
-            candidates=args.candidates,
-            rounds=args.rounds,
-            concurrency=args.concurrency,
-            seed=args.seed,
-            progress=not args.no_progress,
-            critic=args.critic,
-            models_file=args.models_file,
-            retry_failed=args.retry_failed,
-        )
-    except (LookupError, ValueError, RuntimeError, FileNotFoundError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    summary = generate(
+        _store(),
+        photo_ids=args.photos,
+        generators=tuple(args.generator),
+        candidates=args.candidates,
+        rounds=args.rounds,
+        concurrency=args.concurrency,
+        seed=args.seed,
+        progress=not args.no_progress,
+        critic=args.critic,
+        models_file=args.models_file,
+        retry_failed=args.retry_failed,
+    )
     print(json.dumps(summary) if args.json else format_summary(summary))
     trouble = problems(summary)
     for line in trouble:

@@ -217,7 +217,9 @@ parse_critique = critique_json.parse_critique  # lenient: see generators/critiqu
 
 # -- critics as the loop uses them ----------------------------------------------------------
 @dataclass
-class Verdict:
+class CritiqueResult:
+    """A critic's answer on one round (a Verdict is the pairwise judge's, pool.reward.judge)."""
+
     critique: Critique
     measures: dict[str, Any]
     call_id: int | None = None
@@ -229,33 +231,35 @@ class HeuristicCritic:
 
     async def judge(
         self, store: Store, job: Job, round_: int, png: bytes | None, violations: list[Violation]
-    ) -> Verdict:
+    ) -> CritiqueResult:
         critique, measures = await asyncio.to_thread(
             heuristic_critique, job.analysis, png, violations
         )
-        return Verdict(critique, measures)
+        return CritiqueResult(critique, measures)
 
 
 class VLMCritic:
     """A vision model critic; falls back to the heuristic critique if its reply is unusable.
 
-    A failed call (http_error/timeout after retries) is not papered over: the verdict carries
+    A failed call (http_error/timeout after retries) is not papered over: the result carries
     `error` and the round is stored as critic_error, which a rerun critiques again.
     """
 
     def __init__(self, cfg: llm.ModelConfig, endpoints: llm.Endpoints) -> None:
         if not cfg.accepts_images:
-            raise ValueError(f"critic {cfg.name!r} must accept images (accepts_images: true)")
+            raise llm.ModelsFileError(
+                f"critic {cfg.name!r} must accept images (accepts_images: true)"
+            )
         self.cfg, self.endpoints, self.name = cfg, endpoints, cfg.name
 
     async def judge(
         self, store: Store, job: Job, round_: int, png: bytes | None, violations: list[Violation]
-    ) -> Verdict:
+    ) -> CritiqueResult:
         heuristic, measures = await asyncio.to_thread(
             heuristic_critique, job.analysis, png, violations
         )
         if not png:
-            return Verdict(heuristic, measures)
+            return CritiqueResult(heuristic, measures)
         key = job.key(round_) + "/critic"
         reused = llm.paid_reply(store, key, "critic")
         if reused is not None:  # a crash after the critic answered: do not pay twice
@@ -275,7 +279,7 @@ class VLMCritic:
             error = f"VLM critic {self.cfg.name}: {result.outcome} ({result.error or 'no detail'})"
             if result.permanent:  # the same request shape will be refused every time
                 self.endpoints.disable(self.cfg, disabled_message(self.cfg, result.error))
-            return Verdict(heuristic, measures, result.call_id, error=error)
+            return CritiqueResult(heuristic, measures, result.call_id, error=error)
         try:
             critique = parse_critique(result.content or result.reasoning, self.cfg.name)
         except (ValueError, TypeError, AttributeError) as exc:
@@ -283,7 +287,7 @@ class VLMCritic:
             critique = Critique(
                 heuristic.critic, heuristic.scores, heuristic.advice, f"{heuristic.summary} {note}"
             )
-        return Verdict(critique, measures, result.call_id)
+        return CritiqueResult(critique, measures, result.call_id)
 
     def _messages(self, job: Job, png: bytes) -> list[dict[str, Any]]:
         text = llm.prompt("critic.md", brief="Photo analysis:\n" + job.analysis.brief())

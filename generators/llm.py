@@ -19,9 +19,10 @@ from importlib import resources
 from string import Template
 from typing import Any
 
-from generators.modelcfg import MODELS_ENV, ModelConfig, load_models
+from generators.modelcfg import MODELS_ENV, ModelConfig, ModelsFileError, load_models
 from generators.replies import REFUSAL, ChatResult, classify, parse_body
 from refpool.core.contracts import ModelCall
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store, model_calls, sha256_bytes
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "ChatResult",
     "Endpoints",
     "ModelConfig",
+    "ModelsFileError",
     "chat",
     "classify",
     "load_models",
@@ -109,7 +111,7 @@ class Endpoints:
         try:
             from openai import AsyncOpenAI
         except ImportError as exc:  # pragma: no cover - openai is a pinned dependency
-            raise RuntimeError(
+            raise RefpoolError(
                 "model endpoints need the openai package: pip install openai"
             ) from exc
         key = cfg.api_key()

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from refpool.core.errors import InputError, RefpoolError
+
 MODELS_ENV = "REFPOOL_MODELS"
 # The Hugging Face router: the only endpoint that may be sent $HF_TOKEN without being told to.
 ROUTER_HOSTS = frozenset({"router.huggingface.co"})
@@ -36,6 +38,14 @@ FIELDS = {
     "headers": "extra HTTP headers sent with every request",
     "notes": "free text",
 }
+
+
+class ModelsFileError(InputError):
+    """The models file cannot be read, or an entry or a choice from it is wrong."""
+
+
+class MissingKey(RefpoolError, RuntimeError):
+    """A model's key is not in the environment variable its entry names (never the key)."""
 
 
 @dataclass(frozen=True)
@@ -61,9 +71,10 @@ class ModelConfig:
             return "not-needed"  # local servers (vLLM, llama.cpp, Ollama) ignore it
         key = os.environ.get(self.key_env)
         if not key:
-            raise RuntimeError(
-                f"model {self.name!r} needs an API key in ${self.key_env}; export it, point"
-                f" --models-file at your own endpoints, or use --generator procedural"
+            raise MissingKey(
+                f"model {self.name!r} needs an API key in ${self.key_env}; export it, use your"
+                " own models file, or choose the procedural generator (no key, no network)",
+                hint="choose a models file",
             )
         return key
 
@@ -77,7 +88,7 @@ class ModelConfig:
     def require_role(self, role: str) -> None:
         """Fail with a clear message if this model is not declared for `role`."""
         if role not in self.roles:
-            raise ValueError(
+            raise ModelsFileError(
                 f"model {self.name!r} is not declared as a {role} (its roles: "
                 f'{", ".join(self.roles)}); add {role!r} to its "roles" in the models file'
             )
@@ -91,7 +102,7 @@ def read_models_file(path: str | Path | None = None) -> tuple[Any, str]:
         try:
             text = Path(path).read_text("utf-8")
         except OSError as exc:
-            raise ValueError(f"cannot read the models file {path}: {exc.strerror}") from None
+            raise ModelsFileError(f"cannot read the models file {path}: {exc.strerror}") from None
         where = str(path)
     else:
         text = resources.files("generators").joinpath("models.json").read_text("utf-8")
@@ -99,7 +110,7 @@ def read_models_file(path: str | Path | None = None) -> tuple[Any, str]:
     try:
         return json.loads(text), where
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{where} is not valid JSON: {exc}") from None
+        raise ModelsFileError(f"{where} is not valid JSON: {exc}") from None
 
 
 def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
@@ -107,7 +118,7 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
     data, where = read_models_file(path)
     entries = data.get("models", data) if isinstance(data, dict) else None
     if not isinstance(entries, dict):
-        raise ValueError(f'{where}: expected {{"models": {{NAME: {{...}}}}}}')
+        raise ModelsFileError(f'{where}: expected {{"models": {{NAME: {{...}}}}}}')
     return {
         name: _entry(where, name, entry)
         for name, entry in entries.items()
@@ -116,8 +127,8 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
 
 
 def _entry(where: str, name: str, entry: Any) -> ModelConfig:
-    def bad(what: str) -> ValueError:
-        return ValueError(f"{where}: model {name!r}: {what}")
+    def bad(what: str) -> ModelsFileError:
+        return ModelsFileError(f"{where}: model {name!r}: {what}")
 
     if not isinstance(entry, dict):
         raise bad("expected an object of fields")

@@ -15,8 +15,6 @@ from refpool.core.contracts import OPEN_LICENCES, Candidate, Photo
 from refpool.core.store import Store, candidates
 from refpool.core.store.photos import get_photos
 
-POOL_TIERS = ("love", "okay")  # the tiers a pool holds; "reject" is a veto
-
 # Reason key -> what it means, for the checks of `ineligibility` (selection adds its own).
 INELIGIBLE = {
     "unrated": "no live rating yet",

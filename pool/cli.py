@@ -5,16 +5,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections import Counter
 
+from refpool.core.contracts import RELEASE_TIERS, RUNG
 from refpool.core.defaults import DUP_THRESHOLD, LOVE_FRACTION, TARGET_POOL_SIZE
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store
-
-
-def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -59,7 +55,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--verbose", "-v", action="store_true", help="list every left-out candidate")
     b.set_defaults(func=cmd_build)
 
-    r = psub.add_parser("release", help="freeze the latest draft as a new semver version")
+    r = psub.add_parser(
+        "release",
+        help="freeze the latest draft as a new semver version, with every file of its release",
+    )
     g = r.add_mutually_exclusive_group()
     g.add_argument("--version", help="explicit version, e.g. 1.2.0")
     g.add_argument(
@@ -70,6 +69,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     r.add_argument(
         "--notes", default="", help="release notes, stored with the version and on the card"
+    )
+    r.add_argument(
+        "--repo",
+        default=None,
+        help="OWNER/NAME the frozen card's load snippets name (default: a placeholder)",
     )
     r.set_defaults(func=cmd_release)
 
@@ -166,7 +170,7 @@ def parse_mix(mix: str | None, love_fraction: float) -> tuple[float, float]:
     for part in mix.split(","):
         name, _, value = part.partition("=")
         name = name.strip()
-        if name not in ("love", "okay", "rung"):
+        if name not in RELEASE_TIERS:
             raise SelectionError(f"--mix: unknown tier {name!r}; use love, okay and rung")
         try:
             shares[name] = float(value)
@@ -180,23 +184,20 @@ def parse_mix(mix: str | None, love_fraction: float) -> tuple[float, float]:
 
 
 def cmd_build(args: argparse.Namespace) -> int:
-    from pool.selection.draft import REASONS, SelectionError, build_pool, save_draft
+    from pool.selection.draft import REASONS, build_pool, save_draft
 
     store = Store.open()
-    try:
-        love_fraction, rung_fraction = parse_mix(args.mix, args.love_fraction)
-        draft = build_pool(
-            store,
-            target=args.target,
-            max_per_photo=args.max_per_photo,
-            max_per_model=args.max_per_model,
-            love_fraction=love_fraction,
-            rung_fraction=rung_fraction,
-            dup_threshold=DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold,
-            progress=True,
-        )
-    except (SelectionError, FileNotFoundError) as exc:
-        return _fail(str(exc))
+    love_fraction, rung_fraction = parse_mix(args.mix, args.love_fraction)
+    draft = build_pool(
+        store,
+        target=args.target,
+        max_per_photo=args.max_per_photo,
+        max_per_model=args.max_per_model,
+        love_fraction=love_fraction,
+        rung_fraction=rung_fraction,
+        dup_threshold=DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold,
+        progress=True,
+    )
     draft_id = save_draft(store, draft)
     if args.json:
         print(json.dumps({"draft_id": draft_id, **draft.to_dict()}, indent=2))
@@ -213,56 +214,61 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 
 def cmd_release(args: argparse.Namespace) -> int:
-    from pool.selection.versions import VersionError, release
+    from pool.dataset.release import release
 
-    try:
-        pv = release(Store.open(), version=args.version, bump=args.bump, notes=args.notes)
-    except VersionError as exc:
-        return _fail(str(exc))
-    counts = Counter(pv.tiers.values())
-    shown = ", ".join(
-        f"{t} {counts[t]}" for t in ("love", "okay", "rung") if counts[t] or t != "rung"
+    pv = release(
+        Store.open(),
+        version=args.version,
+        bump=args.bump,
+        notes=args.notes,
+        repo_id=args.repo,
+        progress=True,
     )
+    counts = Counter(pv.tiers.values())
+    shown = ", ".join(f"{t} {counts[t]}" for t in RELEASE_TIERS if counts[t] or t != RUNG)
     print(f"released {pv.version}: {len(pv.candidate_ids)} references ({shown})")
     return 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from pool.selection.versions import VersionError, diff_versions
+    from pool.selection.versions import diff_versions
 
-    try:
-        diff = diff_versions(Store.open(), args.a, args.b)
-    except VersionError as exc:
-        return _fail(str(exc))
+    diff = diff_versions(Store.open(), args.a, args.b)
     print(json.dumps(diff.to_dict(), indent=2) if args.json else diff.summary())
     return 0
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
     from pool.selection.versions import list_versions
+    from refpool.core.store import releases
 
-    versions = list_versions(Store.open())
+    store = Store.open()
+    versions = list_versions(store)
+    frozen = releases.freezes(store)
     if args.json:
-        print(json.dumps([v.to_dict() for v in versions], indent=2))
+        listed = [
+            {**v.to_dict(), "frozen_by": f.frozen_by if (f := frozen.get(v.version)) else None}
+            for v in versions
+        ]
+        print(json.dumps(listed, indent=2))
         return 0
     if not versions:
         print("no versions released yet (refpool pool build, then refpool pool release)")
     for v in versions:
         love = sum(1 for t in v.tiers.values() if t == "love")
         refs = f"{len(v.candidate_ids):>4} refs (love {love})"
-        print(f"{v.version:<10} {v.created_at:<22} {refs}  {v.notes}")
+        state = frozen.get(v.version)
+        note = state.note if state else "not frozen: frozen as its next export writes it"
+        print(f"{v.version:<10} {v.created_at:<22} {refs}  {v.notes}".rstrip())
+        print(f"{'':<10} {note}")
     return 0
 
 
 def cmd_sample(args: argparse.Namespace) -> int:
-    from pool.dataset.sampler import SamplerError, sample_references
-    from pool.selection.versions import VersionError
+    from pool.dataset.sampler import sample_references
 
-    try:
-        source = args.from_export or Store.open()
-        refs = sample_references(source, args.version, k=args.k, love=args.love, seed=args.seed)
-    except (SamplerError, VersionError) as exc:
-        return _fail(str(exc))
+    source = args.from_export or Store.open()
+    refs = sample_references(source, args.version, k=args.k, love=args.love, seed=args.seed)
     rows = [{"candidate_id": r.candidate_id, "tier": r.tier} for r in refs]
     if args.json:
         print(json.dumps(rows))
@@ -274,14 +280,14 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from pool.diversity.report import write_report
-    from pool.selection.versions import DRAFT, VersionError, resolve_tiers
+    from pool.selection.versions import DRAFT, resolve_tiers
 
     store = Store.open()
     label = args.version or DRAFT
+    tiers = resolve_tiers(store, label)
+    compare = (args.compare, resolve_tiers(store, args.compare)) if args.compare else None
+    threshold = DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold
     try:
-        tiers = resolve_tiers(store, label)
-        compare = (args.compare, resolve_tiers(store, args.compare)) if args.compare else None
-        threshold = DUP_THRESHOLD if args.dup_threshold is None else args.dup_threshold
         result = write_report(
             store,
             args.out,
@@ -291,17 +297,19 @@ def cmd_report(args: argparse.Namespace) -> int:
             compare=compare,
             threshold=threshold,
         )
-    except (VersionError, ValueError, LookupError, FileNotFoundError) as exc:
-        return _fail(str(exc))
+    except RefpoolError:
+        raise
+    except OSError as exc:  # the output path: not writable, a folder, ...
+        raise RefpoolError(f"cannot write the report: {exc}") from exc
     mt = result.metrics
     written = f"{result.html_path}" + (f" and {result.json_path}" if result.json_path else "")
     print(
-        f"wrote {written}: {mt['n']} images,"
-        f" Vendi {mt['vendi']['hash']} (hash) / {mt['vendi']['colour']} (colour),"
-        f" hue entropy {mt['hue']['entropy_bits']} bits,"
-        f" {mt['near_duplicates']['n_clusters']} near-duplicate clusters"
+        f"wrote {written}: {mt.n} images,"
+        f" Vendi {mt.vendi.hash} (hash) / {mt.vendi.colour} (colour),"
+        f" hue entropy {mt.hue.entropy_bits} bits,"
+        f" {mt.near_duplicates.n_clusters} near-duplicate clusters"
     )
-    every = mt.get("all_candidates")
+    every = result.payload.get("all_candidates")
     if every and every["n_candidates"]:
         print(
             f"among all {every['n_candidates']} candidates: {every['n_clusters']} near-duplicate"
@@ -311,39 +319,33 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from pool.dataset.export import ExportError, describe_files, export_version
-    from pool.selection.versions import VersionError
+    from pool.dataset.export import describe_files, export_version
 
-    try:
-        result = export_version(Store.open(), args.out, args.version, repo_id=args.repo)
-    except (ExportError, VersionError, FileNotFoundError) as exc:
-        return _fail(str(exc))
+    result = export_version(Store.open(), args.out, args.version, repo_id=args.repo)
     total = sum(size for _, size in result.files)
     print(
         f"exported {result.version}: {result.rows} rows, licence {result.licence},"
         f" {len(result.files)} files, {total:,d} bytes in {result.out_dir}"
     )
     print("\n".join(describe_files(result.files, args.verbose)))
+    print(f"{result.version}: {result.frozen}")
+    for note in result.notes:
+        print(f"note: {note}")
     return 0
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
-    from pool.dataset.export import ExportError
-    from pool.dataset.publish import PublishError, PublishPlan, publish
-    from pool.selection.versions import VersionError
+    from pool.dataset.publish import PublishPlan, publish
 
-    try:
-        result = publish(
-            Store.open(),
-            args.repo,
-            args.version,
-            private=args.private,
-            dry_run=args.dry_run,
-            endpoint=args.endpoint,
-            force_tag=args.force_tag,
-        )
-    except (PublishError, ExportError, VersionError) as exc:
-        return _fail(str(exc))
+    result = publish(
+        Store.open(),
+        args.repo,
+        args.version,
+        private=args.private,
+        dry_run=args.dry_run,
+        endpoint=args.endpoint,
+        force_tag=args.force_tag,
+    )
     if isinstance(result, PublishPlan):
         print("dry run, nothing uploaded:\n" + result.summary(args.verbose))
         return 0

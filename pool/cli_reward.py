@@ -10,12 +10,8 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from refpool.core.errors import InputError, RefpoolError
 from refpool.core.store import Store
-
-
-def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
 
 
 def register(sub: argparse._SubParsersAction, psub: argparse._SubParsersAction) -> None:
@@ -91,7 +87,7 @@ def _with_judge(args: argparse.Namespace, work: Callable[[Store, Any], Awaitable
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    from pool.reward.judge import JudgeError, judge_label
+    from pool.reward.judge import judge_label
     from pool.reward.ladder import (
         STAND_IN,
         CalibrationError,
@@ -100,10 +96,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         folder_paintings,
         stand_in_paintings,
     )
-    from pool.selection.versions import VersionError, candidate_ids_for
+    from pool.selection.versions import candidate_ids_for
 
     if args.samples < 1:
-        return _fail("--samples must be at least 1")
+        raise InputError("--samples must be at least 1")
 
     async def work(store: Store, judge: Any) -> Any:
         if args.paintings:
@@ -126,10 +122,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             print(f"warning: judge calls failed, e.g. {judge.last_error}", file=sys.stderr)
         return result
 
-    try:
-        result = _with_judge(args, work)
-    except (JudgeError, CalibrationError, VersionError, ValueError) as exc:
-        return _fail(str(exc))
+    result = _with_judge(args, work)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
@@ -141,16 +134,12 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    from pool.reward.judge import JudgeError
     from pool.reward.judge_agreement import judge_agreement
 
     async def work(store: Store, judge: Any) -> Any:
         return await judge_agreement(store, judge, max_pairs=args.pairs)
 
-    try:
-        result = _with_judge(args, work)
-    except (JudgeError, ValueError) as exc:
-        return _fail(str(exc))
+    result = _with_judge(args, work)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
     if not args.json and result.warning:
         print(f"warning: {result.warning}")
@@ -160,23 +149,23 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     from pool.reward.judge_config import models_data
     from pool.reward.scorer import ScorerError, make_scorer, score_candidates, scorer_configs
-    from pool.selection.versions import VersionError, candidate_ids_for
+    from pool.selection.versions import candidate_ids_for
 
-    try:
-        configs = scorer_configs(models_data(args.models_file))
-    except (OSError, ValueError) as exc:
-        return _fail(str(exc))
+    configs = scorer_configs(models_data(args.models_file))
     if not args.scorer:
         names = ", ".join(sorted(configs)) or "none configured"
-        return _fail(f"name a scorer with --scorer ({names}); without one hpsv3_mu stays null")
+        raise InputError(f"name a scorer with --scorer ({names}); without one hpsv3_mu stays null")
     if args.scorer not in configs:
-        return _fail(f"no scorer {args.scorer!r} in the models file's `scorers` section")
+        raise InputError(f"no scorer {args.scorer!r} in the models file's `scorers` section")
     store = Store.open()
+    ids = candidate_ids_for(store, args.candidates)
     try:
         scorer = make_scorer(args.scorer, configs[args.scorer])
-        ids = candidate_ids_for(store, args.candidates)
         run = score_candidates(store, scorer, ids, log=print)
-    except (ScorerError, VersionError) as exc:
-        return _fail(f"{exc} (scores stored so far are kept; rerun to continue)")
+    except ScorerError as exc:
+        raise RefpoolError(
+            f"{exc.message} (scores stored so far are kept; rerun to continue)",
+            hint=exc.hints,
+        ) from exc
     print(run.summary())
     return 0

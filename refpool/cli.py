@@ -11,6 +11,10 @@ this module imports them all by name (no discovery, nothing optional):
 
 The two nouns that span every stage, `studio` and `demo`, are registered here. Handlers only
 parse arguments, call library functions and print.
+
+Errors have one handler, `main`: a RefpoolError prints `error: <message>` (and each hint as
+the flag that acts on it) on stderr and exits with its status (refpool.core.errors lists
+them; 2 stays argparse's). Anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -22,10 +26,31 @@ import sys
 from curation import cli as curation_cli
 from generators import cli as generators_cli
 from pool import cli as pool_cli
+from refpool.core.errors import EXIT_INTERRUPTED, RefpoolError
 from refpool.intake import cli as intake_cli
 from renderer import cli as renderer_cli
 
 PACKAGES = (renderer_cli, intake_cli, generators_cli, curation_cli, pool_cli)
+
+# refpool.core.errors.HINTS, as this command line's flags (library messages never name them).
+HINT_FLAGS = {
+    "force tag": "rerun with --force-tag to move the tag",
+    "name a curator": "pass --curator NAME",
+    "choose a judge": "use --judge heuristic (offline) or --judge NAME from the models file",
+    "choose a models file": "pass --models-file FILE (or set $REFPOOL_MODELS)",
+    "choose a generator": "use --generator procedural (no key, no network) or a models-file NAME",
+    "choose a critic": "use --critic heuristic (offline) or --critic NAME from the models file",
+    "retry failed": "pass --retry-failed to ask it again",
+    "give paintings": "pass --paintings DIR (PNGs a policy painted)",
+    "dry run": "--dry-run lists what would be uploaded, with no token and no network",
+}
+
+
+def report_error(exc: RefpoolError) -> None:
+    """`error: <message>` on stderr, then one `hint:` line per action, as its flag."""
+    lines = [f"error: {exc.message}"]
+    lines += [f"hint: {HINT_FLAGS[h]}" for h in exc.hints]
+    print("\n".join(lines), file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,9 +119,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except RefpoolError as exc:
+        report_error(exc)
+        return exc.exit_status
     except KeyboardInterrupt:
         print("interrupted; finished work is saved, rerun to resume", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # `refpool ... | head` closed the pipe: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from refpool.core.errors import RefpoolInfraError
 from renderer.libserver import LibServer, library_versions
 from renderer.profiles import shadowed_globals
 
@@ -57,7 +58,7 @@ def default_slots() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
-class InfraError(RuntimeError):
+class InfraError(RefpoolInfraError, RuntimeError):
     """Our machinery failed (not the sketch's fault)."""
 
 

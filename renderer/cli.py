@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from refpool.core.defaults import GATE_PROFILE
+
 if TYPE_CHECKING:
     from refpool.core.store import Store
     from renderer import RenderConfig
@@ -29,7 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="sketch files to render")
     p.add_argument("--out-dir", type=Path, help="also write each PNG here as <file stem>.png")
     p.add_argument("--seed", type=int, default=0, help="render seed (default 0)")
-    p.add_argument("--profile", default="reference", help="gate profile: reference or permissive")
+    p.add_argument("--profile", default=GATE_PROFILE, help="gate profile: reference or permissive")
     p.add_argument("--json", action="store_true", help="one JSON object per file on stdout")
     p.add_argument("--slots", type=int, default=None, help="warm pages to render in parallel")
     p.add_argument("--no-cache", action="store_true", help="render even if a cached result exists")
@@ -43,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--port", type=int, default=8765, help="port (default 8765)")
     s.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
     s.add_argument("--slots", type=int, default=None, help="warm pages (default: by core count)")
-    s.add_argument("--profile", default="reference", help="default gate profile")
+    s.add_argument("--profile", default=GATE_PROFILE, help="default gate profile")
     s.set_defaults(func=_serve_renderer)
 
 
@@ -52,8 +54,10 @@ def _render(args: argparse.Namespace) -> int:
 
     from refpool.core.store import Store
     from renderer import RenderConfig
-    from renderer.browser import InfraError, default_slots
+    from renderer.browser import default_slots
+    from renderer.profiles import get_profile
 
+    get_profile(args.profile)  # a wrong name is refused before any work starts
     store = Store.open()
     config = RenderConfig(
         profile=args.profile,
@@ -62,11 +66,7 @@ def _render(args: argparse.Namespace) -> int:
     )
     if args.out_dir:
         args.out_dir.mkdir(parents=True, exist_ok=True)
-    try:
-        rows = asyncio.run(_render_and_keep(args, config, store))
-    except InfraError as exc:
-        print(f"refpool render: {exc}", file=sys.stderr)
-        return 3
+    rows = asyncio.run(_render_and_keep(args, config, store))  # InfraError: exit 3, via main
     accepted = sum(r["accepted"] for r in rows)
     infra = sum(1 for r in rows if r["infra_error"])
     if not args.json:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from refpool.core.contracts import Render, Violation
+from refpool.core.defaults import GATE_PROFILE
 from renderer.browser import CHROMIUM_FLAGS, BrowserPool, InfraError, Slot, default_slots
 from renderer.cache import RenderCache, cache_key, program_sha
 from renderer.gate import static_check
@@ -52,7 +53,7 @@ T = TypeVar("T")
 class RenderConfig:
     width: int = 600
     height: int = 600
-    profile: str = "reference"  # a gate profile's name, resolved when the Renderer is made
+    profile: str = GATE_PROFILE  # a gate profile's name, resolved when the Renderer is made
     slots: int = field(default_factory=default_slots)
     deadline_s: float = 30.0  # per render, whole job
     max_frames: int = 60  # a looping sketch is captured after this many frames

@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from refpool.core.contracts import Render
+from refpool.core.errors import RefpoolError
 from renderer.engine import Renderer
 from renderer.extract import extract_program
 
 
-class UnreadableFile(ValueError):
+class UnreadableFile(RefpoolError, ValueError):
     """The file is missing or is not text; the message says which, for the user."""
 
 

@@ -16,6 +16,7 @@ import numpy as np
 from PIL import Image
 
 from refpool.core.contracts import Violation
+from refpool.core.defaults import GATE_PROFILE
 from renderer.jsfacts import MAX_SOURCE_CHARS, ParseError, StaticPassTimeout, js_facts
 from renderer.profiles import (
     CODES,
@@ -72,7 +73,7 @@ def _static_facts(source: str) -> list[Violation] | dict[str, Any]:
     return found
 
 
-def static_check(source: str | None, profile: str | Profile = "reference") -> list[Violation]:
+def static_check(source: str | None, profile: str | Profile = GATE_PROFILE) -> list[Violation]:
     """Violations visible in the source text alone (empty list: go on to render).
 
     `profile` is a resolved Profile, or the name of one. Works on acorn's AST (comments,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from refpool.core.errors import RefpoolInfraError
 from renderer.libserver import node_modules
 
 WORKER = Path(__file__).resolve().parent / "static_pass.js"
@@ -25,7 +26,7 @@ DEADLINE_S = 5.0
 MAX_SOURCE_CHARS = 400_000  # far beyond any sketch; refused before parsing
 
 
-class StaticPassUnavailable(RuntimeError):
+class StaticPassUnavailable(RefpoolInfraError, RuntimeError):
     """Node.js (or acorn) is missing, or the worker broke: the static pass cannot run."""
 
 

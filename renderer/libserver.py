@@ -13,6 +13,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from refpool.core.errors import MissingFile
+
 HERE = Path(__file__).resolve().parent
 
 CSP = "; ".join(
@@ -51,7 +53,7 @@ def node_modules() -> Path:
     for path in candidates:
         if (path / "p5.brush" / "package.json").exists():
             return path
-    raise FileNotFoundError(
+    raise MissingFile(
         "p5 and p5.brush are not installed: run `npm ci` in the refpool checkout "
         "(or set REFPOOL_NODE_MODULES to a node_modules folder that has them)"
     )

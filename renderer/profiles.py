@@ -9,6 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from refpool.core.errors import InputError
+
+
+class ProfileError(InputError):
+    """No gate profile of that name."""
+
+
 # The reference prompt's allowlist: the brush methods its instructions name.
 REFERENCE_BRUSH = (
     "scaleBrushes", "noStroke", "fill", "noFill", "fillBleed", "fillTexture",
@@ -95,14 +102,14 @@ PROFILES = {
 
 
 def get_profile(profile: str | Profile) -> Profile:
-    """The profile of that name (a Profile is passed through). ValueError if there is none."""
+    """The profile of that name (a Profile is passed through). ProfileError if there is none."""
     if isinstance(profile, Profile):
         return profile
     try:
         return PROFILES[profile]
     except KeyError:
-        raise ValueError(
-            f"unknown gate profile {profile!r}; choose one of {sorted(PROFILES)}"
+        raise ProfileError(
+            f"unknown gate profile {profile!r}; choose one of {', '.join(sorted(PROFILES))}"
         ) from None
 
 

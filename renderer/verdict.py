@@ -1,4 +1,4 @@
-"""Verdict assembly: from what the harness page reported to a GateResult and a Render.
+"""Gate assembly: from what the harness page reported to a GateResult and a Render.
 
 The page answers each job with a JSON string {status, detail, violations, paints, frames,
 canvas}. "done" and "error" are about the sketch; "infra" means our harness failed, and the

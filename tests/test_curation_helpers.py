@@ -185,7 +185,7 @@ def test_published_format_maps_nope_and_meh(store, tmp_path):
             }
         )
     )
-    with pytest.raises(ValueError, match="--curator"):
+    with pytest.raises(ValueError, match="which curator"):
         import_ratings(store, path)
     summary = import_ratings(store, path, curator="published")
     assert summary.imported == 4 and summary.unmatched == ["hibiscus_glm_07.png"]

@@ -236,6 +236,6 @@ def _diagonal(size):
 
 def test_cli_reports_a_malformed_manifest(tmp_path, capsys):
     (tmp_path / "photos.csv").write_text("file,author\na.jpg,me\n")
-    assert main(["photos", "import", str(tmp_path)]) == 2
+    assert main(["photos", "import", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "missing column(s) source, license" in err

@@ -45,7 +45,7 @@ def test_cli_flow(store, capsys, tmp_path, monkeypatch):
 
     monkeypatch.setattr(hc, "HF_TOKEN_PATH", str(tmp_path / "no-token"))  # ignore any real login
     code, _, err = run(capsys, "pool", "build", "--target", "4")
-    assert code == 2 and "no candidates" in err
+    assert code == 1 and "no candidates" in err
     ids = populate(store, 10)
     for cid in ids:
         record_rating(
@@ -101,8 +101,8 @@ def test_cli_flow(store, capsys, tmp_path, monkeypatch):
     ]
 
     code, _, err = run(capsys, "publish", "--repo", "ana/pool")
-    assert code == 2 and "no Hugging Face token" in err
+    assert code == 1 and "no Hugging Face token" in err
     code, out, _ = run(capsys, "publish", "--repo", "ana/pool", "--dry-run")
     assert code == 0 and "images/  (6 files: images/" in out and "metadata.jsonl" in out
     code, _, err = run(capsys, "report", "--out", str(html), "--version", "9.9.9")
-    assert code == 2 and "no pool version '9.9.9'" in err
+    assert code == 1 and "no pool version '9.9.9'" in err

@@ -15,14 +15,14 @@ from factories import add_candidate, add_photo, populate
 
 from curation.ratings import record_rating
 from pool.dataset.export import ExportError, export_version
+from pool.dataset.release import release
 from pool.dataset.sampler import SamplerError, sample_references
 from pool.selection.draft import build_pool, save_draft
-from pool.selection.versions import release
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def released(store, n=10, sa_photo=False):
+def released(store, n=10, sa_photo=False, **release_options):
     ids = populate(store, n)
     if sa_photo:
         photo = add_photo(store, "sa.jpg", licence="CC-BY-SA", url="https://example.org/sa")
@@ -31,7 +31,7 @@ def released(store, n=10, sa_photo=False):
         record_rating(store, cid, "ana", "love" if cid % 2 else "okay")
         record_rating(store, cid, "bo", "love" if cid % 2 else "okay")
     save_draft(store, build_pool(store, target=len(ids), dup_threshold=0))
-    return release(store, notes="test")
+    return release(store, notes="test", **release_options)
 
 
 def load_offline(path: Path) -> dict:
@@ -170,22 +170,17 @@ def test_sampler_is_deterministic_and_mixed(store, tmp_path):
 
 
 def test_export_replaces_an_earlier_release_and_fills_scores_when_given(store, tmp_path):
-    pv = released(store, 6)
+    # The repo and the scores are part of the release: they are given when it is frozen.
+    options = {"repo_id": "ana/pool", "scorer": "hpsv3-loopback", "with_diversity": False}
+    pv = released(store, 6, preference_scores={1: 4.5}, **options)
     out = tmp_path / "export"
     (out / "images").mkdir(parents=True)
     (out / "images" / "love_999999.png").write_bytes(b"stale")  # an older release's image
     (out / "data").mkdir()
     (out / "data" / "train-00000-of-00001.parquet").write_bytes(b"stale")
     first = min(pv.candidate_ids)
-    export_version(
-        store,
-        out,
-        progress=False,
-        with_diversity=False,
-        repo_id="ana/pool",
-        preference_scores={first: 4.5},
-        scorer="hpsv3-loopback",
-    )
+    assert first == 1
+    export_version(store, out, progress=False, repo_id="ana/pool")
     assert not (out / "images" / "love_999999.png").exists() and not (out / "data").exists()
     rows = {r["candidate_id"]: r for r in map(json.loads, (out / "metadata.jsonl").open())}
     assert rows[first]["hpsv3_mu"] == 4.5

@@ -94,7 +94,7 @@ def test_a_cut_off_reply_keeps_its_leading_verdict():
 
 def test_the_default_judge_is_data_and_a_missing_key_names_the_offline_judge(store):
     assert judge_names() == ["qwen3-vl-30b-a3b"]
-    with pytest.raises(JudgeError, match=r"\$HF_TOKEN.*--judge heuristic"):
+    with pytest.raises(JudgeError, match=r"\$HF_TOKEN.*heuristic judge"):
         make_judge(store)
     judge = make_judge(store, "heuristic")
     assert isinstance(judge, HeuristicJudge) and judge.heuristic and judge.name == "heuristic"

@@ -128,13 +128,13 @@ def test_no_rung_says_what_to_do(store, capsys, tmp_path):
 
 def test_calibrate_explains_bad_input(store, capsys, tmp_path):
     code, _, err = run(capsys, "pool", "calibrate", "--judge", "heuristic")
-    assert code == 2 and "--paintings DIR" in err
+    assert code == 1 and "--paintings DIR" in err
     blank = policy_folder(tmp_path, [0.0, 0.0])
     add(store, 0.3)
     code, _, err = run(
         capsys, "pool", "calibrate", "--judge", "heuristic", "--paintings", str(blank)
     )
-    assert code == 2 and "gate" in err
+    assert code == 1 and "gate" in err
 
 
 def _ok_pairs(db_path: Path) -> dict[str, int]:
@@ -197,13 +197,11 @@ def test_a_judge_that_refuses_for_good_is_asked_once_and_nothing_is_classed(
 
 
 def test_the_figures_a_report_shows_come_from_what_was_stored(store, capsys, tmp_path):
-    import asyncio
-
     from pool.reward.view import ladder_figures, preference_figures, stored_agreement
 
     ids = [add(store, 0.05), add(store, 0.45), add(store, 0.3)]
     assert ladder_figures(store, ids).calibrated == 0
-    assert asyncio.run(stored_agreement(store)) is None
+    assert stored_agreement(store) is None
     folder = policy_folder(tmp_path, [0.10, 0.20])
     code, _, err = run(
         capsys, "pool", "calibrate", "--judge", "heuristic", "--paintings", str(folder)
@@ -215,5 +213,5 @@ def test_the_figures_a_report_shows_come_from_what_was_stored(store, capsys, tmp
     assert set(figures.per_candidate) == set(ids)
     prefs = preference_figures(store, ids)
     assert prefs.scored == 0 and prefs.mu_median is None and "null" in prefs.note
-    agreement = asyncio.run(stored_agreement(store))
+    agreement = stored_agreement(store)
     assert agreement is not None and agreement.heuristic and agreement.pairs == 0

@@ -96,8 +96,8 @@ def test_rainbow_has_high_hue_entropy():
 
 def test_coverage_stats_against_published_range():
     stats = m.coverage_stats([0.01, 0.1, 0.2, 0.3, 0.9, None])
-    assert stats["n"] == 5 and stats["median"] == 0.2
-    assert stats["in_published_range"] == pytest.approx(0.6)
+    assert stats.n == 5 and stats.median == 0.2
+    assert stats.in_published_range == pytest.approx(0.6)
 
 
 def test_analysis_over_a_store(store):
@@ -122,12 +122,12 @@ def test_analysis_over_a_store(store):
         record_rating(store, cid, "ana", "love" if i % 2 else "okay")
         tiers[cid] = "love" if i % 2 else "okay"
     a = analyse(store, tiers, label="t", threshold=4)
-    assert a.metrics["n"] == 4
-    assert a.metrics["counts"]["tier"] == {"love": 2, "okay": 2}
-    assert a.metrics["near_duplicates"]["clusters"] == [[1, 2]]
-    assert a.metrics["distance"]["min"] == 0
-    assert 1.0 < a.metrics["vendi"]["hash"] < 4.0
-    assert set(a.metrics["per_tier"]) == {"love", "okay"}
+    assert a.metrics.n == 4
+    assert a.metrics.counts.tier == {"love": 2, "okay": 2}
+    assert a.metrics.near_duplicates.clusters == [[1, 2]]
+    assert a.metrics.distance.min == 0
+    assert 1.0 < a.metrics.vendi.hash < 4.0
+    assert set(a.metrics.per_tier) == {"love", "okay"}
     # cached: a second run reads features from the table
     assert store.query("SELECT COUNT(*) AS n FROM image_features")[0]["n"] == 3
 

@@ -16,8 +16,8 @@ from loopback_hub import TOKEN, running
 
 from curation.ratings import record_rating
 from pool.dataset.publish import PublishError, PublishPlan, PublishResult, publish
+from pool.dataset.release import release
 from pool.selection.draft import build_pool, save_draft
-from pool.selection.versions import release
 
 
 @pytest.fixture
@@ -26,12 +26,12 @@ def hub(monkeypatch, tmp_path):
         yield fake
 
 
-def released(store, n=8, version=None):
+def released(store, n=8, version=None, repo_id=None):
     ids = populate(store, n)
     for cid in ids:
         record_rating(store, cid, "ana", "love" if cid % 2 else "okay")
     save_draft(store, build_pool(store, target=n, dup_threshold=0))
-    return release(store, version=version)
+    return release(store, version=version, repo_id=repo_id)
 
 
 def test_without_a_token_it_refuses_before_any_request(store, hub):
@@ -70,7 +70,7 @@ def test_publish_commits_once_tags_and_the_card_names_the_repo(
     store, hub, monkeypatch, tmp_path, caplog
 ):
     caplog.set_level(logging.DEBUG)
-    pv = released(store)
+    pv = released(store, repo_id="ana/pool")  # the card, frozen at release, names the repo
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     result = publish(store, "ana/pool", private=True, progress=False)
     repo = hub.repos["ana/pool"]
@@ -128,6 +128,6 @@ def test_the_cli_publishes_then_a_rerun_says_it_is_already_there(store, hub, mon
     assert cli.main(["publish", "--repo", "ana/pool"]) == 0
     assert "already published: tag v1.0.0 names commit" in capsys.readouterr().out
     monkeypatch.setenv("HF_TOKEN", "hf_" + "x" * 30)  # someone else's token: refused, no trace
-    assert cli.main(["publish", "--repo", "ana/pool", "--version", "1.0.0"]) == 2
+    assert cli.main(["publish", "--repo", "ana/pool", "--version", "1.0.0"]) == 1
     err = capsys.readouterr().err
     assert "401" in err and "hf_xxxx" not in err

@@ -20,8 +20,9 @@ from loopback_hub import READ_TOKEN, TOKEN, running
 
 from curation.ratings import record_rating
 from pool.dataset.publish import PublishError, PublishPlan, PublishResult, publish
+from pool.dataset.release import release
 from pool.selection.draft import build_pool, save_draft
-from pool.selection.versions import release
+from refpool.core.store import Store
 
 REPO = "ana/pool"
 
@@ -33,8 +34,10 @@ def hub(monkeypatch, tmp_path):
         yield fake
 
 
-def released(store, n=8):
+def released(store, n=8, author=None):
     ids = populate(store, n)
+    if author:
+        store.db.execute("UPDATE photos SET author = ?", (author,))
     for cid in ids:
         record_rating(store, cid, "ana", "love" if cid % 2 else "okay")
     save_draft(store, build_pool(store, target=n, dup_threshold=0))
@@ -169,14 +172,18 @@ def test_someone_elses_repo_is_refused(store, hub):
     assert isinstance(publish(store, "studio/pool", token=TOKEN, progress=False), PublishResult)
 
 
-def test_a_tag_with_other_contents_is_refused_unless_forced(store, hub):
+def test_a_tag_with_other_contents_is_refused_unless_forced(store, hub, tmp_path):
     released(store)
     first = go(store)
     assert isinstance(first, PublishResult)
-    store.db.execute("UPDATE photos SET author = 'someone else'")  # the credits change
+    # A frozen release never changes, so other contents under v1.0.0 can only come from
+    # another 1.0.0: here another data folder's, with other credits.
+    other = Store(tmp_path / "other-data")
+    released(other, author="someone else")
+    store = other
     with pytest.raises(PublishError, match="would silently start") as err:
         go(store)
-    assert "--force-tag" in str(err.value)
+    assert err.value.hints == ("force tag",)  # the CLI names its flag
     repo = hub.repos[REPO]
     assert repo.tags == {"v1.0.0": first.commit_oid} and len(repo.history) == 2
     moved = go(store, force_tag=True)

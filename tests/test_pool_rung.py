@@ -12,9 +12,9 @@ from factories import populate
 from curation.ratings import record_rating
 from pool.cli import parse_mix
 from pool.dataset.export import export_version
+from pool.dataset.release import release
 from pool.dataset.sampler import sample_references
 from pool.selection.draft import SelectionError, build_pool, save_draft
-from pool.selection.versions import release
 from refpool.core.store.calibration import (
     LadderEntry,
     PreferenceRow,
@@ -84,8 +84,8 @@ def test_stored_preference_scores_fill_the_release_and_the_card_says_whose(store
     for cid in ids:
         record_rating(store, cid, "ana", "love" if cid % 2 else "okay")
     save_draft(store, build_pool(store, target=6, dup_threshold=0))
-    pv = release(store)
     save_preference(store, PreferenceRow(ids[0], "hpsv3-http", "sha", "a watercolour", 7.25, 0.5))
+    pv = release(store)  # scored before the release: the scores are frozen with it
     out = tmp_path / "release"
     export_version(store, out, pv, progress=False, with_diversity=False)
     rows = {r["candidate_id"]: r for r in map(json.loads, (out / "metadata.jsonl").open())}
@@ -110,7 +110,7 @@ def test_the_report_shows_the_ladder_and_an_unchecked_judge(store, calibrated, t
 
     tiers = dict.fromkeys(calibrated["ids"], "unrated")
     result = write_report(store, tmp_path / "r.html", tiers, "all", progress=False)
-    reward = result.metrics["reward"]
+    reward = result.payload["reward"]
     assert reward["ladder"]["counts"] == {"ceiling": 0, "rung": 5, "free_win": 1, "unresolved": 0}
     assert reward["ladder"]["heuristic"] is True
     assert "unchecked" in reward["agreement"]["warning"]

@@ -123,7 +123,7 @@ def test_a_scorer_without_a_score_is_an_error_and_nothing_is_faked(store, capsys
     with LoopbackHPSv3(available=False) as server:
         models = models_file(tmp_path, server.url)
         code, _, err = run(capsys, "score", "--scorer", "hpsv3", "--models-file", models)
-    assert code == 2 and "CUDA out of memory" in err and "rerun" in err
+    assert code == 1 and "CUDA out of memory" in err and "rerun" in err
     assert preferences(store) == {}
 
 
@@ -131,11 +131,11 @@ def test_an_unreachable_or_unnamed_scorer_is_explained(store, capsys, tmp_path):
     add(store, 0.2)
     models = models_file(tmp_path, "http://127.0.0.1:9/score")
     code, _, err = run(capsys, "score", "--scorer", "hpsv3", "--models-file", models)
-    assert code == 2 and "could not be reached" in err
+    assert code == 1 and "could not be reached" in err
     code, _, err = run(capsys, "score", "--models-file", models)
-    assert code == 2 and "--scorer (hpsv3)" in err and "null" in err
+    assert code == 1 and "--scorer (hpsv3)" in err and "null" in err
     code, _, err = run(capsys, "score", "--scorer", "nope", "--models-file", models)
-    assert code == 2 and "no scorer 'nope'" in err
+    assert code == 1 and "no scorer 'nope'" in err
     assert preferences(store) == {}
 
 

@@ -7,8 +7,9 @@ from factories import add_candidate, add_photo, populate
 
 from curation.ratings import record_rating
 from pool.catalog import load_entries
+from pool.dataset.release import release
 from pool.selection.draft import SelectionError, build_pool, latest_draft, save_draft
-from pool.selection.versions import VersionError, diff_versions, get_version, list_versions, release
+from pool.selection.versions import VersionError, diff_versions, get_version, list_versions
 
 
 def rate_all(store, ids, tier_of):

@@ -30,7 +30,7 @@ def stocked(store):
 def test_clusters_cover_all_candidates_not_only_the_pool(stocked, tmp_path):
     store, tiers, kept, twin = stocked
     result = write_report(store, tmp_path / "r.html", tiers, "draft", progress=False)
-    mt = result.metrics
+    mt = result.payload
     # the selection holds one of the twins, so it has no cluster of its own...
     assert mt["near_duplicates"]["n_clusters"] == 0
     # ...but over all candidates the twins are one cluster, and the kept one is marked
@@ -50,7 +50,7 @@ def test_shares_and_tier_tables(stocked, tmp_path):
         store, tmp_path / "r.html", tiers, "draft", json_out=tmp_path / "m.json", progress=False
     )
     mt = json.loads((tmp_path / "m.json").read_text())
-    assert mt == json.loads(json.dumps(result.metrics))
+    assert mt == json.loads(json.dumps(result.payload))
     assert mt["shares"]["tier"] == {"love": 0.5, "okay": 0.5}
     assert mt["shares"]["model"] == {"glm-x": 0.5, "procedural": 0.5}
     assert mt["shares"]["photo"] == {"daisy.jpg": 0.5, "rose.jpg": 0.5}

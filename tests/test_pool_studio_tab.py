@@ -99,14 +99,14 @@ def test_draft_counts_left_out_and_report_match_the_pool_package(store):
     assert r.url.startswith("gradio_api/file=") and r.url.endswith("draft-1.html")
     metrics = analyse(store, saved.tiers).metrics
     head = dict(r.headline)
-    assert head["Vendi (hash)"] == metrics["vendi"]["hash"] and head["n"] == 8
-    assert head["near-duplicate clusters"] == metrics["near_duplicates"]["n_clusters"]
+    assert head["Vendi (hash)"] == metrics.vendi.hash and head["n"] == 8
+    assert head["near-duplicate clusters"] == metrics.near_duplicates.n_clusters
 
     page = pool_view.pool_report_html(v)
     frames = Frames()
     frames.feed(page)
     assert frames.srcdocs == [r.html_path.read_text("utf-8")]  # escaped once, decoded intact
-    assert f">{metrics['vendi']['hash']:g}<" in page and 'download="draft-1.html"' in page
+    assert f">{metrics.vendi.hash:g}<" in page and 'download="draft-1.html"' in page
 
     html = pool_view.pool_html(v)
     assert 'id="rp-pool-total">8<' in html and 'id="rp-pool-love">4<' in html

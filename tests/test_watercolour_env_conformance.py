@@ -28,9 +28,9 @@ from loopback_hub import TOKEN, running
 
 from curation.ratings import record_rating
 from pool.dataset.publish import PublishResult, publish
+from pool.dataset.release import release
 from pool.dataset.sampler import sample_references
 from pool.selection.draft import build_pool, save_draft
-from pool.selection.versions import release
 
 REPO = "ana/watercolour-reference-pool"
 ENV_PATTERNS = ["images/*", "sources/*", "metadata.jsonl"]

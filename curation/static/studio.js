@@ -127,6 +127,9 @@
   // A lost response (network hiccup) must not freeze the keyboard forever.
   setInterval(() => { if (rp.busy && performance.now() - rp.busyAt > 8000) { rp.busy = false; rp.pump(); } }, 1000);
 
+  // The rating keys come from the page's rate bar (curation/ui.py), so the tiers are named once.
+  const rateKey = (k) => Array.from(document.querySelectorAll("[data-rp-key]"))
+    .find((b) => b.dataset.rpKey.split(" ").includes(k === " " ? "space" : k));
   document.addEventListener("keydown", (e) => {
     const t = e.target;
     const typing = t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.isContentEditable);
@@ -142,10 +145,7 @@
     let handled = true;
     if (ctrl && k === "z") rp.undo();
     else if (ctrl) handled = false;
-    else if (k === "1") rp.act("love");
-    else if (k === "2") rp.act("okay");
-    else if (k === "3") rp.act("reject");
-    else if (k === "4" || k === " ") rp.act("skip");
+    else if (rateKey(k)) rp.act(rateKey(k).dataset.rpAct);
     else if (k === "z") rp.undo();
     else if (k === "n") { const box = document.querySelector("#rp-note textarea, #rp-note input"); box && box.focus(); }
     else if (k === "arrowright" || k === "j") rp.nav(1);

@@ -22,6 +22,7 @@ from pool.dataset.provenance import (
     run_configs,
 )
 from pool.diversity.analysis import headline
+from pool.diversity.records import Metrics
 from pool.reward.view import reward_card_lines
 from pool.selection.versions import version_params
 from refpool.core.contracts import PoolVersion
@@ -52,7 +53,7 @@ def dataset_card(
     pv: PoolVersion,
     entries: list[PoolEntry],
     licence: str,
-    diversity: dict[str, Any] | None,
+    diversity: Metrics | None,
     repo_id: str | None = None,
     scorer: str | None = None,
 ) -> str:

@@ -22,12 +22,14 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, ge
 from huggingface_hub.errors import HfHubHTTPError
 from tqdm import tqdm
 
+from refpool.core.errors import RefpoolError
+
 TOKENS_PAGE = "https://huggingface.co/settings/tokens"
 RETRY_STATUS = (429, 500, 502, 503, 504)
 MAX_RETRY_WAIT_S = 120.0
 
 
-class HubRefused(RuntimeError):
+class HubRefused(RefpoolError, RuntimeError):
     """The Hub said no in a way the user can act on; the message says how."""
 
 

@@ -1,7 +1,7 @@
 """Publish a released pool version to the Hugging Face Hub as a dataset repo.
 
-Export the release (images/, sources/, metadata.jsonl, photo_attribution.json, README.md),
-then make the repo equal to it and tag it:
+Export the release (images/, sources/, metadata.jsonl, photo_attribution.json, README.md:
+the files frozen when the version was released), then make the repo equal to it and tag it:
 
   1. check the token can write to OWNER/NAME (whoami), create the repo if needed;
   2. if the tag vX.Y.Z exists: holding this very release, there is nothing to do; holding
@@ -38,6 +38,7 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, co
 from pool.dataset import hubsync
 from pool.dataset.export import RELEASE_DIRS, RELEASE_FILES, describe_files, export_version
 from pool.selection.versions import get_version
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
@@ -46,7 +47,7 @@ UPLOAD_TIMEOUT_S = 300.0  # per HTTP request; huggingface_hub has no timeout of 
 NO_TOKEN = (
     "no Hugging Face token found: set HF_TOKEN (a token with write access, from"
     " https://huggingface.co/settings/tokens) or run `hf auth login`, then retry."
-    " Use --dry-run to see what would be uploaded without a token."
+    " A dry run shows what would be uploaded without a token."
 )
 PRIVATE_NOTE = (
     "the repo is private: only accounts with access can download it, so the RL environment"
@@ -54,7 +55,7 @@ PRIVATE_NOTE = (
 )
 
 
-class PublishError(RuntimeError):
+class PublishError(RefpoolError, RuntimeError):
     pass
 
 
@@ -70,6 +71,7 @@ class PublishPlan:
     has_token: bool
     deletes: list[str] = field(default_factory=list)  # known only once the repo is listed
     unchanged: int = 0  # files the repo already holds with the same content
+    notes: list[str] = field(default_factory=list)  # from the export: how it was frozen, ...
 
     def summary(self, verbose: bool = False) -> str:
         """The plan; folders of the release as one line each unless `verbose`."""
@@ -83,6 +85,7 @@ class PublishPlan:
         if self.unchanged:
             lines.append(f"  ({self.unchanged} of them already on the Hub unchanged: not re-sent)")
         lines += [f"  delete  {p}" for p in self.deletes]
+        lines += [f"note: {n}" for n in self.notes]
         if self.private:
             lines.append(f"note: {PRIVATE_NOTE}")
         if not self.has_token:
@@ -160,14 +163,14 @@ def publish(
 ) -> PublishPlan | PublishResult:
     """Publish `version` to `repo_id`; with dry_run, return the plan without any network call.
 
-    `with_diversity=False` leaves the diversity table out of the card (it costs a pass over
-    every image's features)."""
+    The files are the version's frozen release. `with_diversity=False` leaves the diversity
+    table out of the card only of a version released before m010, frozen by this export."""
     if not REPO_ID.match(repo_id or ""):
-        raise PublishError(f"--repo must look like OWNER/NAME (got {repo_id!r})")
+        raise PublishError(f"the dataset repo id must look like OWNER/NAME (got {repo_id!r})")
     pv = get_version(store, version)
     token = resolve_token(token)
     if not token and not dry_run:
-        raise PublishError(NO_TOKEN)
+        raise PublishError(NO_TOKEN, hint="dry run")
     tag = f"v{pv.version}"
     endpoint = resolve_endpoint(endpoint)
     with tempfile.TemporaryDirectory(prefix="refpool-publish-") as tmp:
@@ -184,6 +187,7 @@ def publish(
             private=private,
             files=export.files,
             has_token=bool(token),
+            notes=export.notes,
         )
         if dry_run:
             return plan
@@ -234,7 +238,8 @@ def _sync(
                 f"{repo_id} already has tag {tag} (commit {tags[tag][:12]}) with other contents"
                 f" than this release. An RL environment pinned to {tag} would silently start"
                 " judging against different references. Release a new version and publish that;"
-                f" or, if nothing depends on {tag} yet, rerun with --force-tag to move it."
+                f" or, if nothing depends on {tag} yet, move the tag.",
+                hint="force tag",
             )
     remote = hubsync.remote_files(api, repo_id, head)
     plan.deletes = stale_files(list(remote), set(local))

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pool.selection.versions import get_version
-from refpool.core.store import Store, candidates
+from refpool.core.contracts import RELEASE_TIERS  # the file-name prefixes of a release
+from refpool.core.errors import RefpoolError
+from refpool.core.store import Store, candidates, releases
 
-TIER_NAMES = ("love", "okay", "rung")  # the file-name prefixes of a release
 
-
-class SamplerError(ValueError):
+class SamplerError(RefpoolError, ValueError):
     pass
 
 
@@ -33,9 +33,11 @@ def _from_store(store: Store, version: str) -> tuple[str, dict[int, str], dict[i
     pv = get_version(store, version)
     tiers = {int(k): v for k, v in pv.tiers.items()}
     found = candidates.get_many(store, tiers)
+    # A frozen version's PNGs are the ones it was released with, not a later re-render.
+    frozen = {r.candidate_id: r.image_sha256 for r in releases.rows(store, pv.version)}
     pngs: dict[int, bytes | None] = {}
     for cid in tiers:
-        sha = found[cid].png_sha if cid in found else None
+        sha = frozen.get(cid) or (found[cid].png_sha if cid in found else None)
         path = store.png_path(sha) if sha else None
         pngs[cid] = path.read_bytes() if path and path.exists() else None
     return pv.version, tiers, pngs
@@ -58,7 +60,7 @@ def _from_export(folder: Path, version: str) -> tuple[str, dict[int, str], dict[
             cid = int(row["candidate_id"])
             png = folder / row["file_name"]
             prefix = png.name.split("_", 1)[0]
-            if prefix not in TIER_NAMES or prefix != row["tier"]:
+            if prefix not in RELEASE_TIERS or prefix != row["tier"]:
                 raise SamplerError(
                     f"{png.name}: file-name tier {prefix!r} != row tier {row['tier']!r}"
                 )
@@ -89,7 +91,7 @@ def sample_references(
         name, tiers, pngs = _from_store(source, version)
     else:
         name, tiers, pngs = _from_export(Path(source), version)
-    by_tier = {t: sorted(c for c, tier in tiers.items() if tier == t) for t in TIER_NAMES}
+    by_tier = {t: sorted(c for c, tier in tiers.items() if tier == t) for t in RELEASE_TIERS}
     want = {"love": love, "okay": k - love - rung, "rung": rung}
     for tier, n in want.items():
         if n > len(by_tier[tier]):

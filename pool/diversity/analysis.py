@@ -1,24 +1,38 @@
 """Diversity numbers for one selection (a version, a draft, or any {candidate id: tier}).
 
-`analyse()` gathers cached features and returns a PoolMetrics: a JSON-ready `metrics` dict
-(what `refpool report --json` writes and the dataset card summarises) plus what the HTML
-report needs to draw (thumbnails, entries, the distance matrix).
+`analyse()` gathers cached features and returns a PoolMetrics: the `metrics` record
+(pool/diversity/records.py; its to_dict() is what `refpool report --json` writes, and the
+dataset card summarises it) plus what the HTML report needs to draw (thumbnails, entries,
+the near pairs). Nothing here is n x n: pairs are scanned in tiles (pool/similarity/pairs.py)
+and Vendi scores come from the small feature Gram matrix (metrics.vendi_of_rows).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from pool.catalog import PoolEntry, load_entries
 from pool.diversity import metrics as m
-from pool.similarity import distance as similarity
-from pool.similarity.clusters import hamming_matrix, near_duplicate_clusters
+from pool.diversity.records import (
+    Counts,
+    Coverage,
+    Distance,
+    Hue,
+    Metrics,
+    NearDuplicates,
+    TierBy,
+    TierHue,
+    TierMetrics,
+    Vendi,
+)
+from pool.similarity.clusters import NearPairs, clusters_from_pairs, hash_bits
 from pool.similarity.features import ImageFeatures, load_features
+from pool.similarity.pairs import PairScan, scan_pairs
+from refpool.core.contracts import POOL_TIERS
 from refpool.core.defaults import DUP_THRESHOLD
 from refpool.core.store import Store
 
@@ -31,36 +45,62 @@ class PoolMetrics:
     """The diversity of one selection: its numbers and what the report draws them from."""
 
     label: str
-    ids: list[int]  # sorted candidate ids, the row order of `distances`
+    ids: list[int]  # sorted candidate ids, the row order of `near`
     tiers: dict[int, str]
     entries: dict[int, PoolEntry]
     features: dict[int, ImageFeatures]  # by candidate id
-    distances: np.ndarray  # pool/similarity/distance.py distances, 0..100
-    metrics: dict[str, Any]
+    near: NearPairs  # pairs within the threshold (pool/similarity/distance.py, 0..100), by row
+    metrics: Metrics
 
 
 def _subset_metrics(
     idx: np.ndarray,
-    hd: np.ndarray,
+    hash_rows: np.ndarray,
     colour: np.ndarray,
     hue: np.ndarray,
     coverage: list[float | None],
-) -> dict[str, Any]:
-    sub_d = hd[np.ix_(idx, idx)]
+) -> TierMetrics:
     pool_hue = hue[idx].sum(axis=0)
-    return {
-        "n": int(len(idx)),
-        "vendi": {
-            "hash": round(m.vendi_score(m.hash_kernel(sub_d)), 3),
-            "colour": round(m.vendi_score(m.cosine_kernel(colour[idx])), 3),
-        },
-        "hue": {
-            "entropy_bits": round(m.entropy_bits(pool_hue), 3),
-            "coverage": round(m.hue_coverage(pool_hue), 3),
-        },
-        "coverage": m.coverage_stats([coverage[i] for i in idx]),
-        "palette": m.pool_palette(colour[idx], np.ones(len(idx)), k=8),
-    }
+    return TierMetrics(
+        n=int(len(idx)),
+        vendi=Vendi(
+            hash=round(m.vendi_of_rows(hash_rows[idx]), 3),
+            colour=round(m.vendi_of_rows(m.cosine_rows(colour[idx])), 3),
+        ),
+        hue=TierHue(
+            entropy_bits=round(m.entropy_bits(pool_hue), 3),
+            coverage=round(m.hue_coverage(pool_hue), 3),
+        ),
+        coverage=m.coverage_stats([coverage[i] for i in idx]),
+        palette=m.pool_palette(colour[idx], np.ones(len(idx)), k=8),
+    )
+
+
+def _count(values: Iterable[object]) -> dict[str, int]:
+    """{value: count}, most frequent first."""
+    counted = Counter(str(v) for v in values)
+    return dict(sorted(counted.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _by_tier(
+    labels: list[str], tiers: list[str], tier_names: list[str]
+) -> dict[str, dict[str, int]]:
+    """{label: {tier: count}}, labels most frequent first: one pass, not one per label."""
+    pairs = Counter(zip(labels, tiers, strict=True))
+    return {lab: {t: pairs[(lab, t)] for t in tier_names} for lab in _count(labels)}
+
+
+def _distance(scan: PairScan, threshold: float) -> Distance:
+    st = scan.stats
+    return Distance(
+        measure="pool/similarity/distance.py: colour, layout, texture; 0..100",
+        threshold=threshold,
+        histogram=st.histogram(DISTANCE_BINS),
+        min=round(st.minimum, 2) if st.minimum is not None else None,
+        median=round(st.median, 2) if st.median is not None else None,
+        mean=round(st.mean, 3) if st.mean is not None else None,
+        pairs_within_threshold=scan.near.n_pairs,
+    )
 
 
 def analyse(
@@ -69,7 +109,11 @@ def analyse(
     label: str = "selection",
     threshold: float = DUP_THRESHOLD,
     progress: bool = False,
+    pairs: PairScan | None = None,
 ) -> PoolMetrics:
+    """The metrics of `tiers`. `pairs`, when given, is scan_pairs over these ids in sorted
+    order at this threshold (the report scans all candidates once and passes the selection's
+    share); otherwise the pairs are scanned here."""
     ids = sorted(int(c) for c in tiers)
     entries = load_entries(store, ids)
     unknown = [c for c in ids if c not in entries]
@@ -86,105 +130,85 @@ def analyse(
     candidates = [entries[c].candidate for c in ids]
 
     n = len(ids)
-    d = similarity.distance_matrix([feats[c].signature for c in ids])
-    hd = hamming_matrix([feats[c].phash for c in ids]) if n else np.zeros((0, 0), np.int32)
+    scan = pairs or scan_pairs([feats[c].signature for c in ids], threshold)
+    hashes = m.hash_rows(hash_bits([feats[c].phash for c in ids]))
     hue = np.array([feats[c].hue_hist for c in ids]).reshape(n, -1)
     colour = np.array([feats[c].colour_hist for c in ids]).reshape(n, -1)
     coverage = [c.coverage for c in candidates]
-    upper = d[np.triu_indices(n, k=1)] if n > 1 else np.zeros(0)
-    clusters = near_duplicate_clusters(d, threshold) if n else []
+    clusters = clusters_from_pairs(scan.near)
     pool_hue = hue.sum(axis=0) if n else np.zeros(36)
     image_entropies = [m.entropy_bits(h) for h in hue]
+    tier_list = [tiers[c] for c in ids]
+    tier_names = sorted(set(tier_list), key=lambda t: (t != "love", t))
+    photos = [entries[c].photo.file_name for c in ids]
+    models = [c.generator for c in candidates]
+    counts = Counts(
+        tier=_count(tier_list),
+        model=_count(models),
+        round=_count(c.round for c in candidates),
+        photo=_count(photos),
+    )
 
-    def count(values: Iterable[object]) -> dict[str, int]:
-        return {
-            str(k): v
-            for k, v in sorted(Counter(values).items(), key=lambda kv: (-kv[1], str(kv[0])))
-        }
+    def share(c: dict[str, int]) -> dict[str, float]:
+        return {k: round(v / n, 4) for k, v in c.items()} if n else {}
 
-    def share(counts: dict[str, int]) -> dict[str, float]:
-        return {k: round(v / n, 4) for k, v in counts.items()} if n else {}
-
-    def by_tier(labels: dict[int, str]) -> dict[str, dict[str, int]]:
-        """{label: {tier: count}}, labels most frequent first."""
-        table: dict[str, dict[str, int]] = {}
-        for label in count(labels[c] for c in ids):
-            table[label] = {
-                t: sum(1 for c in ids if labels[c] == label and tiers[c] == t) for t in tier_names
-            }
-        return table
-
-    tier_names = sorted({tiers[c] for c in ids}, key=lambda t: (t != "love", t))
-    counts = {
-        "tier": count(tiers[c] for c in ids),
-        "model": count(c.generator for c in candidates),
-        "round": count(c.round for c in candidates),
-        "photo": count(entries[c].photo.file_name for c in ids),
-    }
     hist_cov = np.histogram(
         [c for c in coverage if c is not None], bins=COVERAGE_BINS, range=(0, 1)
     )[0]
-    per_tier: dict[str, Any] = {}
-    metrics: dict[str, Any] = {
-        "label": label,
-        "n": n,
-        "counts": counts,
-        "shares": {k: share(v) for k, v in counts.items()},
-        "tier_by": {
-            "photo": by_tier({c: entries[c].photo.file_name for c in ids}),
-            "model": by_tier({c: entries[c].candidate.generator for c in ids}),
-        },
-        "distance": {
-            "measure": "pool/similarity/distance.py: colour, layout, texture; 0..100",
-            "threshold": threshold,
-            "histogram": m.distance_histogram(d, top=100, bins=DISTANCE_BINS),
-            "min": round(float(upper.min()), 2) if len(upper) else None,
-            "median": round(float(np.median(upper)), 2) if len(upper) else None,
-            "mean": round(float(upper.mean()), 3) if len(upper) else None,
-            "pairs_within_threshold": int((upper <= threshold).sum()),
-        },
-        "near_duplicates": {
-            "clusters": [[ids[i] for i in g] for g in clusters],
-            "n_clusters": len(clusters),
-            "n_images": sum(len(g) for g in clusters),
-            "share_of_images": round(sum(len(g) for g in clusters) / n, 4) if n else None,
-        },
-        "hue": {
-            "histogram": [round(float(x), 5) for x in (pool_hue / max(pool_hue.sum(), 1e-12))],
-            "entropy_bits": round(m.entropy_bits(pool_hue), 3),
-            "max_entropy_bits": round(float(np.log2(len(pool_hue))), 3),
-            "coverage": round(m.hue_coverage(pool_hue), 3),
-            "mean_image_entropy_bits": round(float(np.mean(image_entropies)), 3) if n else None,
-            "saturated_share": round(float(hue.sum(axis=1).mean()), 4) if n else None,
-        },
-        "palette": m.pool_palette(colour, np.ones(n), k=16),
-        "vendi": {
-            "hash": round(m.vendi_score(m.hash_kernel(hd)), 3) if n else 0.0,
-            "colour": round(m.vendi_score(m.cosine_kernel(colour)), 3) if n else 0.0,
-        },
-        "coverage": {
-            **m.coverage_stats(coverage),
-            "histogram": hist_cov.tolist(),
-            "published_love": m.PUBLISHED_LOVE_COVERAGE,
-        },
-        "per_tier": per_tier,
-    }
-    for tier in ("love", "okay"):
-        idx = np.array([i for i, c in enumerate(ids) if tiers[c] == tier], dtype=int)
+    clustered = sum(len(g) for g in clusters)
+    per_tier: dict[str, TierMetrics] = {}
+    for tier in POOL_TIERS:
+        idx = np.array([i for i, t in enumerate(tier_list) if t == tier], dtype=int)
         if len(idx):
-            per_tier[tier] = _subset_metrics(idx, hd, colour, hue, coverage)
-    return PoolMetrics(label, ids, {c: tiers[c] for c in ids}, entries, feats, d, metrics)
+            per_tier[tier] = _subset_metrics(idx, hashes, colour, hue, coverage)
+    metrics = Metrics(
+        label=label,
+        n=n,
+        counts=counts,
+        shares=Counts(*(share(getattr(counts, f)) for f in ("tier", "model", "round", "photo"))),
+        tier_by=TierBy(
+            photo=_by_tier(photos, tier_list, tier_names),
+            model=_by_tier(models, tier_list, tier_names),
+        ),
+        distance=_distance(scan, threshold),
+        near_duplicates=NearDuplicates(
+            clusters=[[ids[i] for i in g] for g in clusters],
+            n_clusters=len(clusters),
+            n_images=clustered,
+            share_of_images=round(clustered / n, 4) if n else None,
+        ),
+        hue=Hue(
+            histogram=[round(float(x), 5) for x in (pool_hue / max(pool_hue.sum(), 1e-12))],
+            entropy_bits=round(m.entropy_bits(pool_hue), 3),
+            max_entropy_bits=round(float(np.log2(len(pool_hue))), 3),
+            coverage=round(m.hue_coverage(pool_hue), 3),
+            mean_image_entropy_bits=round(float(np.mean(image_entropies)), 3) if n else None,
+            saturated_share=round(float(hue.sum(axis=1).mean()), 4) if n else None,
+        ),
+        palette=m.pool_palette(colour, np.ones(n), k=16),
+        vendi=Vendi(
+            hash=round(m.vendi_of_rows(hashes), 3) if n else 0.0,
+            colour=round(m.vendi_of_rows(m.cosine_rows(colour)), 3) if n else 0.0,
+        ),
+        coverage=Coverage(
+            stats=m.coverage_stats(coverage),
+            histogram=hist_cov.tolist(),
+            published_love=m.PUBLISHED_LOVE_COVERAGE,
+        ),
+        per_tier=per_tier,
+    )
+    return PoolMetrics(label, ids, {c: tiers[c] for c in ids}, entries, feats, scan.near, metrics)
 
 
-HEADLINE = (
-    ("n", ("n",)),
-    ("Vendi (hash)", ("vendi", "hash")),
-    ("Vendi (colour)", ("vendi", "colour")),
-    ("hue entropy (bits)", ("hue", "entropy_bits")),
-    ("hue coverage", ("hue", "coverage")),
-    ("median distance", ("distance", "median")),
-    ("near-duplicate clusters", ("near_duplicates", "n_clusters")),
-    ("median paint coverage", ("coverage", "median")),
+HEADLINE: tuple[tuple[str, Callable[[Metrics], object]], ...] = (
+    ("n", lambda mt: mt.n),
+    ("Vendi (hash)", lambda mt: mt.vendi.hash),
+    ("Vendi (colour)", lambda mt: mt.vendi.colour),
+    ("hue entropy (bits)", lambda mt: mt.hue.entropy_bits),
+    ("hue coverage", lambda mt: mt.hue.coverage),
+    ("median distance", lambda mt: mt.distance.median),
+    ("near-duplicate clusters", lambda mt: mt.near_duplicates.n_clusters),
+    ("median paint coverage", lambda mt: mt.coverage.stats.median),
 )
 # What each headline number means, shown beside it wherever it appears.
 HEADLINE_NOTES = {
@@ -206,12 +230,6 @@ HEADLINE_NOTES = {
 }
 
 
-def headline(metrics: dict[str, Any]) -> list[tuple[str, object]]:
+def headline(metrics: Metrics) -> list[tuple[str, object]]:
     """(name, value) of the numbers a summary shows first; None where a value is missing."""
-    out: list[tuple[str, object]] = []
-    for name, path in HEADLINE:
-        value: Any = metrics
-        for key in path:
-            value = value.get(key) if isinstance(value, dict) else None
-        out.append((name, value))
-    return out
+    return [(name, read(metrics)) for name, read in HEADLINE]

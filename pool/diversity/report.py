@@ -17,10 +17,12 @@ from typing import Any
 from pool.diversity.analysis import HEADLINE_NOTES, PoolMetrics, analyse, headline
 from pool.diversity.charts import bar_chart, histogram, hue_wheel, swatches, tier_table
 from pool.diversity.dupes import CandidateClusters, candidate_clusters
+from pool.diversity.records import Metrics
 from pool.reward.view import reward_section
 from pool.selection.versions import VersionDiff, diff_tiers
 from refpool.core.contracts import Candidate
 from refpool.core.defaults import DUP_THRESHOLD
+from refpool.core.errors import InputError
 from refpool.core.html import esc
 from refpool.core.store import Store
 
@@ -33,7 +35,8 @@ MAX_CANDIDATE_CLUSTERS = 40
 class ReportResult:
     html_path: Path
     json_path: Path | None
-    metrics: dict[str, Any]
+    metrics: Metrics  # the selection's numbers
+    payload: dict[str, Any]  # the JSON written: metrics.to_dict() plus reward, all_candidates...
 
 
 def _share(x: float | None) -> str:
@@ -54,9 +57,7 @@ def _thumb(a: PoolMetrics, cid: int, note: str = "") -> str:
     return _figure(a.features[cid].thumb, cid, a.entries[cid].candidate, tier)
 
 
-def _headline_table(
-    metrics: dict[str, Any], other: dict[str, Any] | None = None, other_label: str = ""
-) -> str:
+def _headline_table(metrics: Metrics, other: Metrics | None = None, other_label: str = "") -> str:
     rows = []
     theirs = dict(headline(other)) if other else {}
     for name, value in headline(metrics):
@@ -93,13 +94,13 @@ table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:3px 8px;text-
 
 def _all_candidates(everyone: CandidateClusters, in_pool: set[int]) -> str:
     """Clusters over every candidate, each member marked in or out of this selection."""
-    g = everyone.to_dict(in_pool)
+    n, clustered = len(everyone.ids), sum(len(g) for g in everyone.clusters)
     parts = [
-        f"<h2>Near-duplicate clusters among all candidates ({g['n_clusters']})</h2>",
-        f"<p>Over all {g['n_candidates']} candidates with an image, not only this selection"
+        f"<h2>Near-duplicate clusters among all candidates ({len(everyone.clusters)})</h2>",
+        f"<p>Over all {n} candidates with an image, not only this selection"
         f" (where <code>pool build</code> has already left near-duplicates out):"
-        f" {g['n_images']} candidates ({_share(g['share_of_candidates'])}) sit in"
-        f" {g['n_clusters']} clusters whose members are all within {g['threshold']} of each"
+        f" {clustered} candidates ({_share(clustered / n if n else None)}) sit in"
+        f" {len(everyone.clusters)} clusters whose members are all within {everyone.threshold} of each"
         " other. A cluster is one picture painted several times (other seeds, revisions);"
         " <b>in pool</b> marks the member this selection kept.</p>",
     ]
@@ -124,19 +125,19 @@ def render_html(
     reward: str = "",
 ) -> str:
     mt = a.metrics
-    dist = mt["distance"]
+    dist = mt.distance
     parts = [
         "<!doctype html><html><head><meta charset='utf-8'>"
         f"<title>refpool report: {esc(a.label)}</title>",
         f"<style>{CSS}</style></head><body>",
         f"<h1>Diversity report: {esc(a.label)}</h1>",
-        f"<p>{mt['n']} images · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC ·"
-        f" near-duplicate threshold: distance ≤ {dist['threshold']} of 100 (colour, layout,"
+        f"<p>{mt.n} images · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC ·"
+        f" near-duplicate threshold: distance ≤ {dist.threshold} of 100 (colour, layout,"
         " texture)</p>",
         "<h2>Summary</h2>",
         _headline_table(mt, compare.metrics if compare else None, compare.label if compare else ""),
     ]
-    n = mt["n"]
+    n = mt.n
     parts.append("<h2>Counts</h2>")
     parts.append(
         "<p>How many images come from each tier, model, round and photo, and what share of the"
@@ -148,84 +149,80 @@ def render_html(
         ("round", "by round"),
         ("photo", "by photo"),
     ):
-        parts.append(bar_chart(title, mt["counts"][key], total=n))
+        parts.append(bar_chart(title, getattr(mt.counts, key), total=n))
     parts.append(
         "<p>Tier by photo and tier by model: whether love and okay come from the same photos"
         " and models, or one tier is one model's work.</p>"
     )
-    parts.append(tier_table("tier × photo", mt["tier_by"]["photo"]))
-    parts.append(tier_table("tier × model", mt["tier_by"]["model"]))
+    parts.append(tier_table("tier × photo", mt.tier_by.photo))
+    parts.append(tier_table("tier × model", mt.tier_by.model))
 
     parts.append("<h2>Near-duplicate distances</h2>")
     parts.append(
         f"<p>{esc(HEADLINE_NOTES['median distance'])}. Two images at or below the threshold"
-        f" ({dist['threshold']}, calibrated with <code>python -m pool.similarity.threshold</code>) are"
+        f" ({dist.threshold}, calibrated with <code>python -m pool.similarity.threshold</code>) are"
         " near-duplicates.</p>"
     )
-    width = 100 / len(dist["histogram"])
+    width = 100 / len(dist.histogram)
     parts.append(
         histogram(
-            f"pairwise distances (median {dist['median']}, min {dist['min']};"
-            f" {dist['pairs_within_threshold']} pairs within the threshold)",
-            dist["histogram"],
-            [f"{i * width:g}" for i in range(len(dist["histogram"]))],
-            [(dist["threshold"] / width, "#c0392b", f"threshold {dist['threshold']}")],
+            f"pairwise distances (median {dist.median}, min {dist.min};"
+            f" {dist.pairs_within_threshold} pairs within the threshold)",
+            dist.histogram,
+            [f"{i * width:g}" for i in range(len(dist.histogram))],
+            [(dist.threshold / width, "#c0392b", f"threshold {dist.threshold}")],
         )
     )
-    clusters = mt["near_duplicates"]["clusters"]
+    clusters = mt.near_duplicates.clusters
     parts.append(f"<h2>Near-duplicate clusters in this selection ({len(clusters)})</h2>")
     parts.append(f"<p>{esc(HEADLINE_NOTES['near-duplicate clusters'])}.</p>")
     if not clusters:
         parts.append("<p>None: no two images are within the threshold.</p>")
     index = {c: i for i, c in enumerate(a.ids)}
     for group in clusters[:40]:
-        rows = [index[c] for c in group]
-
-        def nearest(c: int, rows: list[int] = rows) -> float:  # to its closest cluster mate
-            return min(float(a.distances[index[c], j]) for j in rows if j != index[c])
-
-        thumbs = "".join(_thumb(a, c, f"nearest d={nearest(c):.1f}") for c in group[:12])
+        nearest = a.near.nearest_within([index[c] for c in group])  # to its closest mate
+        thumbs = "".join(_thumb(a, c, f"nearest d={nearest[index[c]]:.1f}") for c in group[:12])
         parts.append(f'<div class="cluster">{thumbs}</div>')
     if everyone is not None:
         parts.append(_all_candidates(everyone, set(a.ids)))
 
-    hue = mt["hue"]
+    hue = mt.hue
     parts.append("<h2>Colour</h2>")
     parts.append(
         f"<p>Hue entropy: {esc(HEADLINE_NOTES['hue entropy (bits)'])}. Hue coverage:"
         f" {esc(HEADLINE_NOTES['hue coverage'])}. A wedge's radius grows with its share.</p>"
     )
     parts.append(
-        f"<figure><figcaption>hue wheel (saturated pixels): entropy {hue['entropy_bits']} of"
-        f" {hue['max_entropy_bits']} bits, coverage {hue['coverage']:.0%}</figcaption>"
-        f"{hue_wheel(hue['histogram'])}</figure>"
+        f"<figure><figcaption>hue wheel (saturated pixels): entropy {hue.entropy_bits} of"
+        f" {hue.max_entropy_bits} bits, coverage {hue.coverage:.0%}</figcaption>"
+        f"{hue_wheel(hue.histogram)}</figure>"
     )
     parts.append(
-        f"<figure><figcaption>pool palette</figcaption><div>{swatches(mt['palette'])}</div></figure>"
+        f"<figure><figcaption>pool palette</figcaption><div>{swatches(mt.palette)}</div></figure>"
     )
-    v = mt["vendi"]
+    v = mt.vendi
     parts.append(
-        f"<p>Vendi score (effective number of distinct images): <b>{v['hash']}</b> over"
-        f" dHash similarity, <b>{v['colour']}</b> over paint-colour histograms,"
-        f" out of {mt['n']}. {esc(HEADLINE_NOTES['Vendi (hash)'])};"
+        f"<p>Vendi score (effective number of distinct images): <b>{v.hash}</b> over"
+        f" dHash similarity, <b>{v.colour}</b> over paint-colour histograms,"
+        f" out of {mt.n}. {esc(HEADLINE_NOTES['Vendi (hash)'])};"
         f" {esc(HEADLINE_NOTES['Vendi (colour)'])}.</p>"
     )
 
-    cov = mt["coverage"]
-    pub = cov["published_love"]
-    bins = len(cov["histogram"])
+    cov, stats = mt.coverage, mt.coverage.stats
+    pub = cov.published_love
+    bins = len(cov.histogram)
     parts.append("<h2>Paint coverage</h2>")
     parts.append(f"<p>{esc(HEADLINE_NOTES['median paint coverage'])}.</p>")
     parts.append(
         histogram(
-            f"paint coverage (median {cov['median']}; {_share(cov['in_published_range'])}"
+            f"paint coverage (median {stats.median}; {_share(stats.in_published_range)}"
             f" inside the published love range {pub['min']}-{pub['max']}, shaded)",
-            cov["histogram"],
+            cov.histogram,
             [f"{i / bins:.2f}" for i in range(bins)],
             [(pub["median"] * bins, "#c0392b", f"published love median {pub['median']}")]
             + (
-                [(cov["median"] * bins, "#2c3e50", f"ours {cov['median']}")]
-                if cov["median"] is not None
+                [(stats.median * bins, "#2c3e50", f"ours {stats.median}")]
+                if stats.median is not None
                 else []
             ),
             band=(pub["min"] * bins, pub["max"] * bins),
@@ -237,15 +234,15 @@ def render_html(
         "<th>Vendi colour</th><th>hue entropy</th><th>hue coverage</th>"
         "<th>median coverage</th><th>palette</th></tr>"
     )
-    for tier, t in mt["per_tier"].items():
+    for tier, t in mt.per_tier.items():
         parts.append(
-            f"<tr><td>{esc(tier)}</td><td>{t['n']}</td><td>{t['vendi']['hash']}</td>"
-            f"<td>{t['vendi']['colour']}</td><td>{t['hue']['entropy_bits']}</td>"
-            f"<td>{t['hue']['coverage']:.0%}</td><td>{t['coverage']['median']}</td>"
-            f"<td>{swatches(t['palette'])}</td></tr>"
+            f"<tr><td>{esc(tier)}</td><td>{t.n}</td><td>{t.vendi.hash}</td>"
+            f"<td>{t.vendi.colour}</td><td>{t.hue.entropy_bits}</td>"
+            f"<td>{t.hue.coverage:.0%}</td><td>{t.coverage.median}</td>"
+            f"<td>{swatches(t.palette)}</td></tr>"
         )
     parts.append("</table>")
-    for tier in mt["per_tier"]:
+    for tier in mt.per_tier:
         members = [c for c in a.ids if a.tiers[c] == tier]
         shown = members[:: max(1, math.ceil(len(members) / THUMBS_PER_TIER))]
         parts.append(f"<h3>{esc(tier)} ({len(members)}; {len(shown)} shown)</h3>")
@@ -295,29 +292,34 @@ def write_report(
     an image (JSON key "all_candidates"), each member marked in or out of `tiers`.
     """
     if not tiers:
-        raise ValueError(f"{label} is empty: nothing to report on")
-    a = analyse(store, tiers, label=label, threshold=threshold, progress=progress)
+        raise InputError(f"{label} is empty: nothing to report on")
+    # One scan of every candidate pair serves both the all-candidates clusters and the
+    # selection's own numbers (its statistics are over the selection's pairs).
+    everyone = (
+        candidate_clusters(store, threshold, progress, selection=tiers) if all_candidates else None
+    )
+    pairs = everyone.pairs_of(tiers) if everyone is not None else None
+    a = analyse(store, tiers, label=label, threshold=threshold, progress=progress, pairs=pairs)
     other = diff = None
     if compare:
         other = analyse(store, compare[1], label=compare[0], threshold=threshold, progress=progress)
         diff = diff_tiers(compare[1], tiers, compare[0], label)
-    everyone = candidate_clusters(store, threshold, progress) if all_candidates else None
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     reward_html, reward = reward_section(store, a.ids)
     out.write_text(render_html(a, other, diff, everyone, reward_html), "utf-8")
-    payload = dict(a.metrics) | {"reward": reward}
+    payload = a.metrics.to_dict() | {"reward": reward}
     if everyone is not None:
         payload["all_candidates"] = everyone.to_dict(set(a.ids))
     if other and diff:
         payload["compare"] = {
             "label": other.label,
             "diff": diff.to_dict(),
-            "metrics": other.metrics,
+            "metrics": other.metrics.to_dict(),
         }
     json_path = None
     if json_out:
         json_path = Path(json_out)
         json_path.parent.mkdir(parents=True, exist_ok=True)
         json_path.write_text(json.dumps(payload, indent=2), "utf-8")
-    return ReportResult(out, json_path, payload)
+    return ReportResult(out, json_path, a.metrics, payload)

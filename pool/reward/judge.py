@@ -28,6 +28,7 @@ from string import Template
 from typing import Any, Protocol
 
 from generators import llm
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store, sha256_bytes
 from refpool.core.store.calibration import JudgedPair, get_pair, save_pair
 
@@ -48,7 +49,7 @@ VERDICT_SCHEMA: dict[str, Any] = {
 _WINNER = re.compile(r'"winner"\s*:\s*"([AB])"')
 
 
-class JudgeError(RuntimeError):
+class JudgeError(RefpoolError, RuntimeError):
     """The judge cannot be used as configured; the message says what to change."""
 
 

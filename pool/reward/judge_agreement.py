@@ -18,6 +18,7 @@ from typing import Any
 
 from curation.ratings import live_ratings
 from pool.reward.judge import PairJudge, judge_label, judge_pair
+from refpool.core.contracts import POOL_TIERS
 from refpool.core.seeds import derive_seed
 from refpool.core.store import Store, candidates
 from refpool.core.store.calibration import JudgedPair, get_pair
@@ -76,8 +77,8 @@ def love_okay_pairs(
     by_curator: dict[str, dict[str, list[int]]] = {}
     for cid, votes in live_ratings(store).items():
         for curator, tier in votes.items():
-            if tier in ("love", "okay"):
-                by_curator.setdefault(curator, {"love": [], "okay": []})[tier].append(cid)
+            if tier in POOL_TIERS:
+                by_curator.setdefault(curator, {t: [] for t in POOL_TIERS})[tier].append(cid)
     pairs = sorted({(lv, ok) for t in by_curator.values() for lv in t["love"] for ok in t["okay"]})
     if len(pairs) > max_pairs:
         pairs = sorted(random.Random(derive_seed(seed, "judge-agreement")).sample(pairs, max_pairs))
@@ -92,30 +93,62 @@ async def judge_agreement(
     cached_only: bool = False,
 ) -> JudgeAgreement:
     """Ask the judge about love/okay pairs; `cached_only` uses stored verdicts and calls no
-    model (what a report or the Pool tab should do)."""
+    model (what a report or the Pool tab should do: `stored_judge_agreement`, no loop needed)."""
+    if cached_only:
+        return stored_judge_agreement(
+            store, judge.name, judge.key, judge.heuristic, max_pairs, seed
+        )
     pairs, curators = love_okay_pairs(store, max_pairs, seed)
-    shas = candidates.get_many(store, {i for p in pairs for i in p})
-    results: list[JudgedPair | None] = []
     jobs = []
-    for love, okay in pairs:
-        a, b = shas.get(love), shas.get(okay)
-        if a is None or b is None or not a.png_sha or not b.png_sha:
-            continue
-        if cached_only:
-            results.append(get_pair(store, judge.key, a.png_sha, b.png_sha))
-            continue
-        pa, pb = store.png_path(a.png_sha), store.png_path(b.png_sha)
+    for a, b in _rendered_pairs(store, pairs):
+        pa, pb = store.png_path(a), store.png_path(b)
         if pa.exists() and pb.exists():
             jobs.append(judge_pair(store, judge, pa.read_bytes(), pb.read_bytes()))
-    results += await asyncio.gather(*jobs)
+    results: list[JudgedPair | None] = list(await asyncio.gather(*jobs))
+    return _tally(judge.name, judge.heuristic, pairs, curators, results)
+
+
+def stored_judge_agreement(
+    store: Store,
+    name: str,
+    key: str,
+    heuristic: bool,
+    max_pairs: int = DEFAULT_PAIRS,
+    seed: int = 0,
+) -> JudgeAgreement:
+    """The agreement of the judge stored under `key` from its stored verdicts only: no judge
+    is called and no event loop is needed (a pair it never judged counts as unresolved)."""
+    pairs, curators = love_okay_pairs(store, max_pairs, seed)
+    results = [get_pair(store, key, a, b) for a, b in _rendered_pairs(store, pairs)]
+    return _tally(name, heuristic, pairs, curators, results)
+
+
+def _rendered_pairs(store: Store, pairs: list[tuple[int, int]]) -> list[tuple[str, str]]:
+    """(love PNG sha, okay PNG sha) of the pairs whose two candidates both have a render."""
+    found = candidates.get_many(store, {i for p in pairs for i in p})
+    out = []
+    for love, okay in pairs:
+        a, b = found.get(love), found.get(okay)
+        if a is not None and b is not None and a.png_sha and b.png_sha:
+            out.append((a.png_sha, b.png_sha))
+    return out
+
+
+def _tally(
+    name: str,
+    heuristic: bool,
+    pairs: list[tuple[int, int]],
+    curators: int,
+    results: list[JudgedPair | None],
+) -> JudgeAgreement:
     resolved = [r for r in results if r is not None and r.score is not None]
     love_wins = sum(1 for r in resolved if r.score == 1.0)
     okay_wins = sum(1 for r in resolved if r.score == 0.0)
     ties = len(resolved) - love_wins - okay_wins
     n = len(resolved)
     return JudgeAgreement(
-        judge=judge.name,
-        heuristic=judge.heuristic,
+        judge=name,
+        heuristic=heuristic,
         pairs=len(pairs),
         resolved=n,
         love_wins=love_wins,

@@ -54,14 +54,16 @@ def make_judge(
         raise JudgeError(
             f"no judge {name or ''!r} in the models file and no entry with"
             ' "roles": ["judge"]; add one (any OpenAI-compatible vision endpoint) or use'
-            " --judge heuristic"
+            " the heuristic judge",
+            hint="choose a judge",
         )
     try:
         cfg.api_key()
     except RuntimeError:
         raise JudgeError(
-            f"judge {cfg.name!r} needs an API key in ${cfg.key_env}; export it, point"
-            " --models-file at your own vision endpoint, or use --judge heuristic (offline,"
-            " labelled heuristic)"
+            f"judge {cfg.name!r} needs an API key in ${cfg.key_env}; export it, use your own"
+            " models file with your own vision endpoint, or use the heuristic judge (offline,"
+            " labelled heuristic)",
+            hint=("choose a models file", "choose a judge"),
         ) from None
     return VLMJudge(store, cfg, endpoints)

@@ -23,6 +23,7 @@ from typing import Any
 
 from pool.reward.judge import PairJudge, judge_label, judge_pair
 from refpool.core.defaults import GATE_PROFILE
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store, candidates, sha256_bytes
 from refpool.core.store.calibration import LadderEntry, ladder_classes, save_ladder_entry
 from renderer.gate import measure_coverage
@@ -37,7 +38,7 @@ NO_RUNG = (
 )
 
 
-class CalibrationError(ValueError):
+class CalibrationError(RefpoolError, ValueError):
     """Nothing to calibrate with; the message says what to supply."""
 
 
@@ -81,7 +82,10 @@ def folder_paintings(folder: str | Path) -> list[Painting]:
     """Every PNG in a folder (not recursive), with its paint coverage."""
     path = Path(folder)
     if not path.is_dir():
-        raise CalibrationError(f"--paintings {folder}: no such folder (give a folder of PNGs)")
+        raise CalibrationError(
+            f"no folder {folder} for the policy's paintings (give a folder of PNGs)",
+            hint="give paintings",
+        )
     found = []
     for file in sorted(path.glob("*.png")):
         data = file.read_bytes()
@@ -91,7 +95,9 @@ def folder_paintings(folder: str | Path) -> list[Painting]:
             raise CalibrationError(f"{file} is not a readable PNG ({exc}); remove it") from None
         found.append(Painting(file.name, data, cov))
     if not found:
-        raise CalibrationError(f"--paintings {folder} holds no .png files")
+        raise CalibrationError(
+            f"the paintings folder {folder} holds no .png files", hint="give paintings"
+        )
     return found
 
 
@@ -105,8 +111,10 @@ def stand_in_paintings(store: Store) -> list[Painting]:
             out.append(Painting(f"candidate {c.id}", png, cov, c.id))
     if not out:
         raise CalibrationError(
-            "no --paintings and no accepted round-0 candidates to stand in for the policy;"
-            " run `refpool generate` or pass --paintings DIR (PNGs from an RL run)"
+            "no paintings given and no accepted round-0 candidates to stand in for the policy;"
+            " run `refpool generate` or give a folder of a policy's paintings (PNGs from an RL"
+            " run)",
+            hint="give paintings",
         )
     return out
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from string import Template
 from typing import Any, Protocol
 
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store, candidates
 from refpool.core.store.calibration import PreferenceRow, preferences, save_preference
 from refpool.core.store.photos import get_photos
@@ -32,7 +33,7 @@ from refpool.core.store.photos import get_photos
 DEFAULT_PROMPT = "a watercolour painting of a $subject"
 
 
-class ScorerError(RuntimeError):
+class ScorerError(RefpoolError, RuntimeError):
     """The scorer is misconfigured or did not answer; the message says what to do."""
 
 

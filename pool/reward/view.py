@@ -6,15 +6,13 @@ and `refpool score` stored. Nothing calls a judge or a scorer.
 
 from __future__ import annotations
 
-import asyncio
 import statistics
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pool.reward.judge import judge_label
-from pool.reward.judge_agreement import JudgeAgreement, judge_agreement
+from pool.reward.judge_agreement import JudgeAgreement, stored_judge_agreement
 from pool.reward.ladder import LADDER_CLASSES, RUNG_HIGH, RUNG_LOW
 from refpool.core.html import esc
 from refpool.core.store import Store
@@ -95,38 +93,16 @@ def preference_figures(store: Store, ids: list[int]) -> PreferenceFigures:
     )
 
 
-@dataclass
-class _StoredJudge:
-    """A judge known only by what it stored: enough for a cached-only agreement."""
-
-    name: str
-    key: str
-    heuristic: bool
-
-    async def verdict(self, first: bytes, second: bytes) -> Any:  # never called: cached only
-        raise RuntimeError("a stored judge cannot be asked anything new")
-
-
-async def stored_agreement(store: Store) -> JudgeAgreement | None:
+def stored_agreement(store: Store) -> JudgeAgreement | None:
     """Agreement with the curators of the judge behind the latest calibration, from stored
-    verdicts only (None before any calibration). Run `refpool pool judge-agreement` first
-    to ask it about love/okay pairs."""
+    verdicts only (None before any calibration); synchronous, so a card or report written
+    from inside an event loop needs no thread. Run `refpool pool judge-agreement` first to
+    ask the judge about love/okay pairs."""
     entries = sorted(ladder(store).values(), key=lambda e: e.updated_at)
     if not entries or not entries[-1].judge_key:
         return None
     last = entries[-1]
-    judge = _StoredJudge(last.judge, last.judge_key, last.heuristic)
-    return await judge_agreement(store, judge, cached_only=True)
-
-
-def stored_agreement_now(store: Store) -> JudgeAgreement | None:
-    """`stored_agreement` for sync callers, also when called from inside a running loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(stored_agreement(store))
-    with ThreadPoolExecutor(1) as pool:  # a running loop can't nest asyncio.run
-        return pool.submit(asyncio.run, stored_agreement(store)).result()
+    return stored_judge_agreement(store, last.judge, last.judge_key, last.heuristic)
 
 
 def reward_card_lines(store: Store, ids: list[int]) -> list[str]:
@@ -151,7 +127,7 @@ def reward_card_lines(store: Store, ids: list[int]) -> list[str]:
         f"| {c['ceiling']} | {c['rung']} | {c['free_win']} | {c['unresolved']}"
         f" | {figures.calibrated} of {figures.candidates} |",
     ]
-    agreement = stored_agreement_now(store)
+    agreement = stored_agreement(store)
     if agreement is not None and agreement.warning:
         lines += ["", f"> **Warning:** {agreement.warning}."]
     elif agreement is not None and agreement.agreement is not None:
@@ -167,7 +143,7 @@ def reward_section(store: Store, ids: list[int]) -> tuple[str, dict[str, Any]]:
     """The report's "As a reward signal" section (HTML) and its JSON: the ladder over `ids`,
     the judge's agreement with the curators, and the preference scores."""
     figures = ladder_figures(store, ids)
-    agreement = stored_agreement_now(store) if figures.calibrated else None
+    agreement = stored_agreement(store) if figures.calibrated else None
     prefs = preference_figures(store, ids)
     payload = {
         "ladder": {k: v for k, v in figures.to_dict().items() if k != "per_candidate"},

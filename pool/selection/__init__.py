@@ -1,5 +1,5 @@
 """Choosing the pool and freezing it.
 
 draft       build_pool -> PoolDraft (love, okay and rung tiers), every exclusion explained
-versions    release a draft as an immutable semver version; diff versions
+versions    check a draft for release as a semver version (pool.dataset.release freezes it); diff
 """

@@ -27,6 +27,7 @@ from pool.similarity import distance as similarity
 from pool.similarity.features import load_features, measurable
 from refpool.core import defaults
 from refpool.core.contracts import PoolVersion
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store
 from refpool.core.store.calibration import ladder_classes
 
@@ -45,7 +46,7 @@ REASONS = {
 }
 
 
-class SelectionError(ValueError):
+class SelectionError(RefpoolError, ValueError):
     """Bad parameters, or nothing at all can go in the pool."""
 
 
@@ -152,12 +153,14 @@ def _check_params(
     rung_fraction: float = 0.0,
 ) -> None:
     if target < 1:
-        raise SelectionError(f"--target must be at least 1 (got {target})")
-    for name, cap in (("max-per-photo", max_per_photo), ("max-per-model", max_per_model)):
+        raise SelectionError(f"the target pool size must be at least 1 (got {target})")
+    for name, cap in (("photo", max_per_photo), ("model", max_per_model)):
         if cap is not None and cap < 1:
-            raise SelectionError(f"--{name} must be at least 1, or omitted for no cap (got {cap})")
+            raise SelectionError(
+                f"the cap per {name} must be at least 1, or none for no cap (got {cap})"
+            )
     if not 0.0 <= love_fraction <= 1.0:
-        raise SelectionError(f"--love-fraction must lie in 0..1 (got {love_fraction})")
+        raise SelectionError(f"the love fraction must lie in 0..1 (got {love_fraction})")
     if not 0.0 <= rung_fraction <= 1.0 - love_fraction + 1e-9:
         raise SelectionError(
             f"the rung share must lie in 0..{1 - love_fraction:g} (love takes {love_fraction:g});"
@@ -165,7 +168,7 @@ def _check_params(
         )
     if not 0 <= dup_threshold <= 100:
         raise SelectionError(
-            f"--dup-threshold is a similarity distance in 0..100 (got {dup_threshold});"
+            f"the near-duplicate threshold is a similarity distance in 0..100 (got {dup_threshold});"
             f" the calibrated default is {DEFAULT_DUP_THRESHOLD}"
         )
 

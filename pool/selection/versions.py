@@ -1,7 +1,7 @@
 """Released pool versions: frozen, semver-named manifests in `pool_versions`.
 
 A version is immutable once released: the RL environment pins it (as a Hub tag vX.Y.Z).
-Releasing re-checks the draft against the current ratings and licences, so a candidate
+Releasing (`pool.dataset.release.release`, which also freezes every file) re-checks the draft against the current ratings and licences, so a candidate
 rejected or a photo found unlicensed after `pool build` cannot slip into a release.
 """
 
@@ -16,6 +16,7 @@ from typing import Any
 from pool.catalog import ineligibility, load_entries
 from pool.selection.draft import PoolDraft, latest_draft
 from refpool.core.contracts import PoolVersion
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store, candidates
 from refpool.core.store.calibration import ladder_classes
 
@@ -23,7 +24,7 @@ SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 DRAFT = "draft"
 
 
-class VersionError(ValueError):
+class VersionError(RefpoolError, ValueError):
     pass
 
 
@@ -70,7 +71,7 @@ def next_version(store: Store, bump: str = "minor") -> str:
         return f"{major}.{minor + 1}.0"
     if bump == "patch":
         return f"{major}.{minor}.{patch + 1}"
-    raise VersionError(f"--bump must be major, minor or patch (got {bump!r})")
+    raise VersionError(f"the version bump must be major, minor or patch (got {bump!r})")
 
 
 def _validate_against_store(store: Store, tiers: dict[int, str]) -> None:
@@ -102,14 +103,17 @@ def _validate_against_store(store: Store, tiers: dict[int, str]) -> None:
         )
 
 
-def release(
+def prepare_release(
     store: Store,
     version: str | None = None,
     bump: str = "minor",
     notes: str = "",
     draft: PoolDraft | None = None,
-) -> PoolVersion:
-    """Freeze `draft` (default: the latest saved draft) as a new version."""
+) -> tuple[PoolVersion, dict[str, Any]]:
+    """Check that `draft` (default: the latest saved draft) can be released as a new version;
+    return its manifest and selection params, not yet stored.
+
+    `pool.dataset.release.release` records them together with the frozen release files."""
     draft = draft or latest_draft(store)
     if draft is None:
         raise VersionError("there is no draft to release: run `refpool pool build` first")
@@ -124,18 +128,21 @@ def release(
         raise VersionError(f"version {name} is not newer than the latest, {existing[-1].version}")
     _validate_against_store(store, draft.tiers)
     created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-    pv = draft.to_pool_version(name, notes=notes, created_at=created)
+    return draft.to_pool_version(name, notes=notes, created_at=created), draft.params
+
+
+def record_release(store: Store, pv: PoolVersion, params: dict[str, Any]) -> None:
+    """Store a prepared version's manifest (inside the transaction that freezes its files)."""
     store.insert(
         "pool_versions",
         {
-            "version": name,
+            "version": pv.version,
             "manifest": pv.to_dict(),
-            "notes": notes,
-            "params": draft.params,
-            "created_at": created,
+            "notes": pv.notes,
+            "params": params,
+            "created_at": pv.created_at,
         },
     )
-    return pv
 
 
 def version_params(store: Store, version: str) -> dict[str, Any]:

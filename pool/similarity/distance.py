@@ -76,8 +76,9 @@ def _colour_hist(lab: np.ndarray, paint: np.ndarray) -> np.ndarray:
         ((pts[:, 0] - L_RANGE[0]) / (L_RANGE[1] - L_RANGE[0]) * L_BINS).astype(int), 0, L_BINS - 1
     )
     ab = np.clip(((pts[:, 1:] + AB_RANGE) / (2 * AB_RANGE) * AB_BINS).astype(int), 0, AB_BINS - 1)
-    hist = np.zeros((L_BINS, AB_BINS, AB_BINS), dtype=np.float64)
-    np.add.at(hist, (li, ab[:, 0], ab[:, 1]), 1.0)
+    flat = (li * AB_BINS + ab[:, 0]) * AB_BINS + ab[:, 1]  # bincount: np.add.at is ~10x slower
+    hist = np.bincount(flat, minlength=L_BINS * AB_BINS * AB_BINS).astype(np.float64)
+    hist = hist.reshape(L_BINS, AB_BINS, AB_BINS)
     # Smooth over neighbouring bins: a shade one bin over is nearly the same colour.
     hist = ndimage.gaussian_filter(hist, sigma=(0.6, 0.8, 0.8), mode="constant")
     out[:-1] = (hist / hist.sum()).ravel()

@@ -24,6 +24,7 @@ from PIL import Image
 from tqdm import tqdm
 
 from pool.similarity import distance as similarity
+from refpool.core.errors import MissingFile
 from refpool.core.store import Store
 from renderer.gate import paint_mask
 
@@ -36,6 +37,7 @@ COLOUR_BINS = RGB_LEVELS**3 + 1
 SAT_MIN, VAL_MIN = 64, 51  # "saturated": S >= 0.25 and V >= 0.2 (PIL HSV is 0..255)
 THUMB_PX = 96
 _PARALLEL_MIN = 64  # below this, a process pool costs more than it saves
+_SAVE_BATCH = 500  # rows per transaction while features are computed
 
 
 def hex_colour(rgb: Iterable[int]) -> str:
@@ -179,7 +181,7 @@ def load_features(
         return found
     absent = [s for s in missing if not store.png_path(s).exists()]
     if absent:
-        raise FileNotFoundError(
+        raise MissingFile(
             f"{len(absent)} PNG file(s) are missing from {store.home / 'blobs' / 'png'} and have no"
             f" cached features (first: {absent[0][:12]}). Re-render those candidates or restore the files."
         )
@@ -187,17 +189,25 @@ def load_features(
     bar = tqdm(
         total=len(jobs), desc="image features", unit="img", file=sys.stderr, disable=not progress
     )
-    computed: list[ImageFeatures] = []
+    batch: list[ImageFeatures] = []
+
+    def keep(feat: ImageFeatures) -> None:
+        # Saved in batches as they come: one transaction per batch, and an interrupted run
+        # keeps what it measured.
+        batch.append(feat)
+        found[feat.png_sha] = feat
+        bar.update()
+        if len(batch) >= _SAVE_BATCH:
+            _save(store, batch)
+            batch.clear()
+
     if len(jobs) >= _PARALLEL_MIN:
-        with ProcessPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        with ProcessPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # every core
             for feat in pool.map(_compute_from_path, jobs, chunksize=16):
-                computed.append(feat)
-                bar.update()
+                keep(feat)
     else:
         for job in jobs:
-            computed.append(_compute_from_path(job))
-            bar.update()
+            keep(_compute_from_path(job))
     bar.close()
-    _save(store, computed)
-    found.update({f.png_sha: f for f in computed})
+    _save(store, batch)
     return found

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import string
 from dataclasses import replace
+from typing import TypeVar
 
 from pool.diversity.analysis import PoolMetrics
 from pool.selection.draft import REASONS, Exclusion
 from refpool.core.store import Store, candidates
 
+V = TypeVar("V")
 UNKNOWN = "model ?"  # a model the store did not list when the aliases were made
 
 
@@ -50,8 +52,15 @@ def blind_metrics(a: PoolMetrics, aliases: dict[str, str]) -> PoolMetrics:
     for cid, e in a.entries.items():
         alias = aliases.get(e.candidate.generator, UNKNOWN)
         entries[cid] = replace(e, candidate=replace(e.candidate, generator=alias))
-    metrics = dict(a.metrics)
-    counts = dict(metrics["counts"])
-    counts["model"] = {aliases.get(k, UNKNOWN): v for k, v in counts["model"].items()}
-    metrics["counts"] = counts
+    mt = a.metrics
+
+    def blind(by_model: dict[str, V]) -> dict[str, V]:
+        return {aliases.get(k, UNKNOWN): v for k, v in by_model.items()}
+
+    metrics = replace(
+        mt,
+        counts=replace(mt.counts, model=blind(mt.counts.model)),
+        shares=replace(mt.shares, model=blind(mt.shares.model)),
+        tier_by=replace(mt.tier_by, model=blind(mt.tier_by.model)),
+    )
     return replace(a, entries=entries, metrics=metrics)

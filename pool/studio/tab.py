@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from curation.studio import Services, file_url
-from curation.views import count_table, message_html
+from curation.views import count_table, message_html, refusal_text
 from pool.catalog import load_entries
 from pool.diversity.analysis import analyse, headline
 from pool.diversity.report import render_html
@@ -34,6 +34,7 @@ from pool.selection.draft import (
     save_draft,
 )
 from pool.studio.blind import UNKNOWN, blind_detail, blind_metrics, model_aliases
+from refpool.core.errors import InputError, RefpoolError
 from refpool.core.html import esc
 from refpool.core.store import Store, candidates
 
@@ -91,7 +92,7 @@ def reports_dir(store: Store) -> Path:
 def check_inputs(
     target: object, love_fraction: object, max_per_photo: object, max_per_model: object
 ) -> tuple[int, float, int | None, int | None]:
-    """Parse the tab's inputs; ValueError says which one is wrong and what is allowed.
+    """Parse the tab's inputs; InputError says which one is wrong and what is allowed.
 
     A cap of 0 or empty means no cap (an empty Gradio number arrives as 0).
     """
@@ -104,7 +105,7 @@ def check_inputs(
         except (TypeError, ValueError):
             x = math.nan
         if not math.isfinite(x):
-            raise ValueError(f"{name} must be {allowed}, not {value!r}")
+            raise InputError(f"{name} must be {allowed}, not {value!r}")
         return x
 
     def whole(value: object, name: str, optional: bool) -> int | None:
@@ -113,16 +114,16 @@ def check_inputs(
         if x is None or (optional and x == 0):
             if optional:
                 return None
-            raise ValueError(f"{name} is empty: enter {allowed}")
+            raise InputError(f"{name} is empty: enter {allowed}")
         if x != int(x) or x < 1:
-            raise ValueError(f"{name} must be {allowed}, not {value!r}")
+            raise InputError(f"{name} must be {allowed}, not {value!r}")
         return int(x)
 
     tgt = whole(target, "Target size", optional=False)
     love = number(love_fraction, "Love fraction", "a number from 0 to 1")
     love = DEFAULT_LOVE_FRACTION if love is None else love
     if not 0.0 <= love <= 1.0:
-        raise ValueError(f"Love fraction must be a number from 0 to 1, not {love_fraction!r}")
+        raise InputError(f"Love fraction must be a number from 0 to 1, not {love_fraction!r}")
     return (
         int(tgt or 0),
         love,
@@ -190,8 +191,8 @@ def build_draft(
         tgt, love, per_photo_cap, per_model_cap = check_inputs(
             target, love_fraction, max_per_photo, max_per_model
         )
-    except ValueError as exc:
-        return PoolView(str(exc), "error")
+    except RefpoolError as exc:
+        return PoolView(refusal_text(exc), "error")
     try:
         draft = build_pool(
             store,
@@ -208,7 +209,7 @@ def build_draft(
                 " `refpool demo`), rate them, then build the draft."
             )
         else:
-            text = f"No draft: {exc}"
+            text = f"No draft: {refusal_text(exc)}"
         return PoolView(text, "warn", target=tgt)
     draft_id = save_draft(store, draft)
     aliases = model_aliases(store) if blind else None
@@ -239,10 +240,11 @@ def build_draft(
         return view
     try:
         view.report = write_draft_report(services, draft, draft_id, dup_threshold)
-    except (ValueError, LookupError, OSError) as exc:
+    except (RefpoolError, OSError) as exc:
         # The draft is saved either way; say why the report is missing and how to get it.
+        why = refusal_text(exc) if isinstance(exc, RefpoolError) else str(exc)
         view.report_problem = (
-            f"The diversity report could not be written: {exc}. The draft is saved;"
+            f"The diversity report could not be written: {why}. The draft is saved;"
             " `refpool report --draft --out report.html` retries it."
         )
     return view

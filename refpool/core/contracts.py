@@ -11,10 +11,19 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from refpool.core.defaults import GATE_PROFILE
+
 T = TypeVar("T")
 
-Verdict = Literal["love", "okay", "reject", "skip"]  # skip: seen, no opinion yet
-TIERS: tuple[str, ...] = ("love", "okay", "reject")
+# The tier vocabulary, spelled here only (tests/test_vocabulary.py checks): each set says
+# what it is for, and every other module imports the one it means.
+RATING_TIERS: tuple[str, ...] = ("love", "okay", "reject")  # what a curator can say of a painting
+SKIP = "skip"  # the studio's fourth action: seen, no opinion yet (stored, but not a tier)
+RATING_ACTIONS: tuple[str, ...] = (*RATING_TIERS, SKIP)  # what a Rating row may hold
+POOL_TIERS: tuple[str, ...] = ("love", "okay")  # the tiers a pool holds; "reject" is a veto
+RUNG = "rung"  # a reference calibrated to the policy (pool.reward.ladder), not a curator's tier
+RELEASE_TIERS: tuple[str, ...] = (*POOL_TIERS, RUNG)  # a release's file-name prefixes
+RatingTier = Literal["love", "okay", "reject", "skip"]  # RATING_ACTIONS, for the type checker
 OPEN_LICENCES: tuple[str, ...] = ("CC0", "CC-BY", "CC-BY-SA", "PD")
 
 
@@ -60,7 +69,7 @@ class GateResult(Record):
     accepted: bool
     violations: list[Violation] = field(default_factory=list)
     coverage: float | None = None
-    profile: str = "reference"
+    profile: str = GATE_PROFILE
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,12 +209,45 @@ class Candidate(Record):
 
 
 @dataclass(frozen=True, slots=True)
+class RoundResult(Record):
+    """What one round of generation hands the store: a Candidate before it has an id.
+
+    `refpool.core.store.candidates.save_round` is the one place that maps it to columns; every
+    field is written, so a redone (transient) round never keeps a stale value.
+    """
+
+    job_key: str
+    run_id: int | None
+    photo_id: int
+    generator: str
+    round: int
+    seed: int
+    outcome: str
+    parent_id: int | None = None
+    coder_call_id: int | None = None
+    program_sha: str | None = None
+    render_id: int | None = None
+    accepted: bool = False
+    coverage: float | None = None
+    png_sha: str | None = None
+    infra_error: str | None = None
+    violations: list[Violation] = field(default_factory=list)
+    critique: Critique | None = None
+    critic_call_id: int | None = None
+
+    @classmethod
+    def of(cls, c: Candidate) -> RoundResult:
+        """A stored round as a result again (to redo only part of it)."""
+        return cls(**{f.name: getattr(c, f.name) for f in dataclasses.fields(cls)})
+
+
+@dataclass(frozen=True, slots=True)
 class Rating(Record):
-    """One curator's verdict on one candidate: a row of the append-only ratings log."""
+    """One curator's rating of one candidate: a row of the append-only ratings log."""
 
     candidate_id: int
     curator: str
-    tier: Verdict
+    tier: RatingTier
     note: str = ""
     source: str = "studio"  # studio | grid:<batch> | note | import
     id: int | None = None  # set once stored; the latest live row per curator wins
@@ -221,9 +263,52 @@ class PoolVersion(Record):
     notes: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class ReleaseRow(Record):
+    """One line of a release's metadata.jsonl, frozen when the version is released.
+
+    The fields are the line's keys in its order, with its JSON types: a version's rows are
+    written from these records, never re-derived from the live store.
+    """
+
+    file_name: str  # images/<tier>_<id>.png
+    source_file: str  # sources/<tier>_<id>.js
+    tier: str
+    subject: str
+    generator_model: str
+    refinement_round: int
+    hpsv3_mu: float | None
+    paint_coverage: float | None
+    gate_errors: int
+    reference_photo: str
+    reference_photo_licence: str
+    reference_photo_attribution: str
+    reference_photo_url: str
+    reference_photo_licence_version: str
+    reference_photo_licence_url: str
+    licence: str
+    licence_url: str
+    attribution: str
+    candidate_id: int
+    parent_id: int | None
+    program_source: str
+    program_sha256: str
+    image_sha256: str
+    seed: int
+    gate_profile: str
+    gate_violations: str  # JSON text, as the dataset column holds it
+    renderer_versions: str  # JSON text
+    critique_history: str  # JSON text
+    curator_ratings: list[dict[str, str]]
+    hpsv3_sigma: float | None
+    pool_version: str
+
+
 _NESTED: dict[tuple[str, str], type[Record]] = {
     ("GateResult", "violations"): Violation,
     ("Render", "gate"): GateResult,
     ("Candidate", "violations"): Violation,
     ("Candidate", "critique"): Critique,
+    ("RoundResult", "violations"): Violation,
+    ("RoundResult", "critique"): Critique,
 }

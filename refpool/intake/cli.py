@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
+from refpool.core.errors import RefpoolError
 from refpool.core.store import Store
 
 
@@ -49,11 +49,7 @@ def _store() -> Store:
 def cmd_photos_import(args) -> int:
     from refpool.intake.photos import import_folder
 
-    try:
-        report = import_folder(_store(), Path(args.folder), progress=True)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    report = import_folder(_store(), Path(args.folder), progress=True)
     for photo in report.imported:
         print(f"imported  #{photo.id} {photo.file_name} ({photo.licence}, {photo.author})")
     for name, pid in report.already:
@@ -80,22 +76,16 @@ def cmd_photos_list(args) -> int:
 def cmd_photos_inaturalist(args) -> int:
     from refpool.intake import inaturalist
 
-    try:
-        licences = inaturalist.parse_licences(args.licenses)
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    licences = inaturalist.parse_licences(args.licenses)
     out = Path(args.out or Path("inaturalist") / args.taxon.replace(" ", "_"))
     try:
         entries, skipped = inaturalist.fetch(
             args.taxon, licences, args.limit, out, api_url=args.api_url or inaturalist.DEFAULT_API
         )
     except OSError as exc:
-        print(
-            f"error: could not reach iNaturalist ({exc}); check the network or --api-url",
-            file=sys.stderr,
-        )
-        return 2
+        raise RefpoolError(
+            f"could not reach iNaturalist ({exc}); check the network or --api-url"
+        ) from exc
     for what, why in skipped:
         print(f"skipped   {what}: {why}")
     print(f"downloaded {len(entries)} photo(s) to {out} (photos.csv + manifest.json)")

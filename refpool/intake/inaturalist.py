@@ -19,6 +19,8 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from refpool.core.errors import InputError
+
 DEFAULT_API = "https://api.inaturalist.org"
 OPEN_CODES = ("cc0", "cc-by", "cc-by-sa")
 USER_AGENT = "refpool/0.1 (reference-pool builder)"
@@ -50,7 +52,7 @@ def parse_licences(text: str) -> list[str]:
     codes = [c.strip().lower() for c in text.split(",") if c.strip()]
     bad = [c for c in codes if c not in OPEN_CODES]
     if bad or not codes:
-        raise ValueError(
+        raise InputError(
             f"unsupported licence code(s) {bad or text!r}; choose from {', '.join(OPEN_CODES)}"
         )
     return codes

@@ -20,6 +20,7 @@ import imagehash
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from refpool.core.contracts import Photo
+from refpool.core.errors import InputError, MissingFile, RefpoolError
 from refpool.core.store import Store, sha256_bytes
 from refpool.core.store.photos import get_photo
 
@@ -47,7 +48,7 @@ class ImportReport:
         )
 
 
-class LicenceError(ValueError):
+class LicenceError(RefpoolError, ValueError):
     """A licence that is closed, unknown or missing."""
 
 
@@ -117,8 +118,10 @@ def normalise_image(data: bytes) -> tuple[Image.Image, tuple[int, int]]:
 
 def _read_manifest(folder: Path) -> tuple[list[dict[str, str]], list[tuple[str, str]]]:
     csv_path = folder / "photos.csv"
+    if not folder.is_dir():
+        raise MissingFile(f"no folder {folder}; give a folder holding the images and photos.csv")
     if not csv_path.is_file():
-        raise FileNotFoundError(
+        raise MissingFile(
             f"{csv_path} not found; a photo folder needs photos.csv with columns"
             f" {','.join(REQUIRED_COLUMNS)}"
         )
@@ -127,7 +130,7 @@ def _read_manifest(folder: Path) -> tuple[list[dict[str, str]], list[tuple[str, 
         columns = [c.strip().lower() for c in reader.fieldnames or []]
         missing = [c for c in REQUIRED_COLUMNS if c not in columns]
         if missing:
-            raise ValueError(
+            raise InputError(
                 f"{csv_path}: missing column(s) {', '.join(missing)}; expected"
                 f" {','.join(REQUIRED_COLUMNS)}[,notes]"
             )

@@ -4,6 +4,7 @@ Store                     the data directory: connections, one transaction helpe
 refpool.core.store.migrations  numbered schema migrations
 refpool.core.store.photos      Photo load/list
 refpool.core.store.candidates  Candidate load/save: the only module that queries `candidates`
+refpool.core.store.releases    frozen releases: rows, files by sha256, how each was frozen
 """
 
 from refpool.core.store.db import HOME_ENV, Store, data_home, sha256_bytes

@@ -11,10 +11,33 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from refpool.core.contracts import Candidate, Critique, Violation
+from refpool.core.contracts import Candidate, Critique, RoundResult, Violation
 from refpool.core.store.db import Store
 
 CHAIN_LIMIT = 10  # a refinement chain is 3 rounds; this only bounds a corrupt, cyclic one
+# The columns a write may set (id and created_at are the database's own).
+COLUMNS = frozenset(
+    [
+        "job_key",
+        "run_id",
+        "photo_id",
+        "generator",
+        "round",
+        "seed",
+        "parent_id",
+        "program_sha",
+        "render_id",
+        "accepted",
+        "coverage",
+        "png_sha",
+        "violations",
+        "critique",
+        "coder_call_id",
+        "critic_call_id",
+        "outcome",
+        "infra_error",
+    ]
+)
 
 
 def from_row(row: sqlite3.Row) -> Candidate:
@@ -157,12 +180,47 @@ def chain(store: Store, candidate_id: int, descendants: bool = True) -> list[Can
 
 
 # -- writes -------------------------------------------------------------------------------------
-def save(store: Store, fields: dict[str, Any], existing: int | None = None) -> int:
-    """Insert a candidate (`existing` None) or overwrite the row `existing`; returns its id.
+def save_round(store: Store, result: RoundResult, existing: int | None = None) -> int:
+    """Store one round of generation: a new row, or the row `existing` (a redone round)
+    overwritten in full; returns its id. The one place a RoundResult becomes columns."""
+    if not isinstance(result, RoundResult):
+        raise TypeError(f"save_round takes a RoundResult, not {type(result).__name__}")
+    return save(store, _round_columns(result), existing)
 
+
+def _round_columns(r: RoundResult) -> dict[str, Any]:
+    return {
+        "job_key": r.job_key,
+        "run_id": r.run_id,
+        "photo_id": r.photo_id,
+        "generator": r.generator,
+        "round": r.round,
+        "seed": r.seed,
+        "parent_id": r.parent_id,
+        "coder_call_id": r.coder_call_id,
+        "outcome": r.outcome,
+        "program_sha": r.program_sha,
+        "render_id": r.render_id,
+        "accepted": int(r.accepted),
+        "coverage": r.coverage,
+        "png_sha": r.png_sha,
+        "infra_error": r.infra_error,
+        "critique": r.critique.to_dict() if r.critique is not None else None,
+        "critic_call_id": r.critic_call_id,
+        "violations": [v.to_dict() for v in r.violations],
+    }
+
+
+def save(store: Store, fields: dict[str, Any], existing: int | None = None) -> int:
+    """Insert a candidate (`existing` None) or overwrite columns of the row `existing`.
+
+    The low-level write under `save_round`, for fixtures and benches that set a few columns.
     `fields` are column values; lists and dicts (violations, critique) are stored as JSON.
-    A rerun that redoes a round overwrites its row, so the job key keeps one row per round.
+    A name that is not a column is refused here, before any SQL is built from it.
     """
+    unknown = sorted(set(fields) - COLUMNS)
+    if unknown:
+        raise ValueError(f"not candidate columns: {', '.join(unknown)}")
     if existing is None:
         return store.insert("candidates", fields)
     values = {k: json.dumps(v) if isinstance(v, (dict, list)) else v for k, v in fields.items()}

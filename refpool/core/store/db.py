@@ -4,6 +4,7 @@
         refpool.db            SQLite, WAL, numbered migrations (refpool/core/store/migrations.py)
         blobs/png/ab/<sha>.png
         blobs/js/ab/<sha>.js
+        blobs/<suffix>/ab/<sha>.<suffix>   a release's other files (metadata.jsonl, ...)
         photos/<sha>.<ext>
 
 Every write commits before returning, so a crash loses nothing that was reported done.
@@ -22,10 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from refpool.core.contracts import Render
+from refpool.core.errors import RefpoolError
 from refpool.core.store import migrations
 
 HOME_ENV = "REFPOOL_HOME"
 IN_CHUNK = 500  # values per IN list: SQLite binds at most 999 parameters by default
+
+
+class StoreUnavailable(RefpoolError):
+    """The data directory or its database cannot be opened."""
 
 
 def data_home() -> Path:
@@ -41,11 +47,20 @@ class Store:
 
     def __init__(self, home: Path | str) -> None:
         self.home = Path(home).resolve()
-        self.home.mkdir(parents=True, exist_ok=True)
         self.db_path = self.home / "refpool.db"
         self._local = threading.local()
         self.write_lock = threading.RLock()
-        migrations.apply(self.db)
+        try:
+            self.home.mkdir(parents=True, exist_ok=True)
+            migrations.apply(self.db)
+        except (OSError, sqlite3.DatabaseError) as exc:
+            # A data folder that is a file, unwritable, or a database that is not one: the
+            # user's to fix, so say where and how instead of a traceback.
+            raise StoreUnavailable(
+                f"cannot open the data directory {self.home} ({exc}). Point {HOME_ENV} at a"
+                " folder you can write to; if refpool.db there is damaged, move it aside and"
+                " restore it from a backup."
+            ) from exc
 
     @classmethod
     def open(cls) -> Store:
@@ -126,6 +141,13 @@ class Store:
             tmp.write_bytes(data)
             os.replace(tmp, path)  # atomic: a reader never sees half a file
         return sha
+
+    def put_blob(self, kind: str, data: bytes) -> str:
+        """Keep `data` under blobs/<kind>/ by its sha256 (kind: a file suffix, e.g. "jsonl")."""
+        return self._write_blob(kind, data)
+
+    def blob_path(self, kind: str, sha: str) -> Path:
+        return self._blob_path(kind, sha)
 
     def put_png(self, png: bytes) -> str:
         return self._write_blob("png", png)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from refpool.core.seeds import derive_seed
 from refpool.core.store.calibration import m007_calibration
+from refpool.core.store.releases import m010_frozen_releases
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -264,6 +265,7 @@ MIGRATIONS: list[Migration] = [
     m007_calibration,  # its SQL lives in refpool/core/store/calibration.py
     m008_model_call_http_status,
     m009_image_similarity_signature,
+    m010_frozen_releases,  # its SQL lives in refpool/core/store/releases.py
 ]
 
 

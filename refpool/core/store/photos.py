@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from refpool.core.contracts import Photo
+from refpool.core.errors import NotFound
 from refpool.core.store.db import Store
 
 
@@ -35,7 +36,7 @@ def list_photos(store: Store) -> list[Photo]:
 def get_photo(store: Store, photo_id: int) -> Photo:
     rows = store.query("SELECT * FROM photos WHERE id = ?", (photo_id,))
     if not rows:
-        raise LookupError(f"photo {photo_id} is not in the library; see `refpool photos list`")
+        raise NotFound(f"photo {photo_id} is not in the library; see `refpool photos list`")
     return photo_from_row(rows[0])
 
 
