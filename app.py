@@ -2,6 +2,7 @@
 
     python app.py [--host 127.0.0.1] [--port 7860] [--auth] [--blind] [--curator NAME]
                   [--ssl-certfile cert.pem --ssl-keyfile key.pem]
+                  [--allowed-host NAME ...] [--trusted-proxy ADDRESS ...]
 
 `build_app(services) -> gr.Blocks` composes the rating studio (curation/) with the Pool tab
 (pool/); `launch` decides whether login is needed and starts it. Data comes from
@@ -11,9 +12,11 @@ $REFPOOL_HOME (default ./refpool-data). The same studio is behind `refpool studi
 from __future__ import annotations
 
 import argparse
-import ipaddress
+import contextlib
+import os
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from typing import Any, cast
 
 import gradio as gr
@@ -22,6 +25,8 @@ from starlette.middleware import Middleware
 from curation.cli import studio_arguments
 from curation.curators import list_curators
 from curation.exposure import CLIENT_ADDRESS, ExposureMiddleware
+from curation.files import static_dirs
+from curation.hosts import HostRules, check_trusted_proxy, is_loopback
 from curation.login import LoginGuard, make_auth
 from curation.studio import Services, Settings
 from curation.ui import STATIC, build_studio
@@ -41,13 +46,21 @@ def build_app(services: Services) -> gr.Blocks:
     return build_studio(services, extra_tabs=[add_pool_tab])
 
 
-def is_loopback(host: str) -> bool:
-    if host in ("localhost", ""):
-        return True
+@contextlib.contextmanager
+def forwarded_headers_from(proxies: Sequence[str]) -> Iterator[None]:
+    """While Gradio builds its uvicorn server: believe X-Forwarded-For/-Proto only from
+    `proxies`. uvicorn's own default trusts any loopback peer, so every local process (or a
+    page's request through a local proxy) could choose the address the login limits see.
+    uvicorn reads this setting only from FORWARDED_ALLOW_IPS when Gradio creates it."""
+    before = os.environ.get("FORWARDED_ALLOW_IPS")
+    os.environ["FORWARDED_ALLOW_IPS"] = ",".join(proxies)  # "" trusts no one
     try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("FORWARDED_ALLOW_IPS", None)
+        else:
+            os.environ["FORWARDED_ALLOW_IPS"] = before
 
 
 def launch(
@@ -60,19 +73,27 @@ def launch(
     ssl_certfile: str | None = None,
     ssl_keyfile: str | None = None,
     guard: LoginGuard | None = None,
+    allowed_hosts: Sequence[str] = (),
+    trusted_proxies: Sequence[str] = (),
 ) -> tuple[gr.Blocks, str]:
-    """Launch the studio; login is required when `require_auth` or the host is not loopback.
+    """Launch the studio; login is required when `require_auth`, the host is not loopback,
+    or others reach it through a name or a proxy (`allowed_hosts`, `trusted_proxies`).
 
     TLS when both `ssl_certfile` and `ssl_keyfile` are given; `guard` holds the login backoff
-    (a fresh one by default). Returns (demo, url).
+    (a fresh one by default). The studio answers only `host` (and its loopback names) and
+    `allowed_hosts`; forwarded headers count only from `trusted_proxies`. Returns (demo, url).
     """
     if bool(ssl_certfile) != bool(ssl_keyfile):
         raise SystemExit("TLS needs both --ssl-certfile and --ssl-keyfile (PEM files)")
-    exposed = require_auth or not is_loopback(host)
+    hosts = HostRules.make(host, allowed_hosts)
+    proxies = [check_trusted_proxy(p) for p in trusted_proxies]
+    reached_from_outside = bool(proxies) or any(not is_loopback(h) for h in hosts.allowed)
+    exposed = require_auth or not is_loopback(host) or reached_from_outside
     if exposed:
         if not any(c["has_password"] for c in list_curators(services.store)):
             raise SystemExit(
-                "the studio is exposed (non-loopback host or --auth) but no curator has a"
+                "the studio is exposed (non-loopback host, --auth, --trusted-proxy or a"
+                " non-loopback --allowed-host) but no curator has a"
                 " password: add one with `refpool curators add NAME --password-env VAR`"
             )
         services.settings.auth = True
@@ -81,30 +102,36 @@ def launch(
     guard = guard or LoginGuard()
     reports = services.store.home / "reports"
     demo = build_app(services)
-    _, url, _ = demo.launch(
-        server_name=host,
-        server_port=port,
-        # an async auth callable is awaited by Gradio's login route (its type hint says sync)
-        auth=cast(Any, make_auth(services.store, guard, CLIENT_ADDRESS.get)) if exposed else None,
-        auth_message="Log in with your refpool curator account." if exposed else None,
-        prevent_thread_lock=prevent_thread_lock,
-        quiet=quiet,
-        js=(STATIC / "studio.js").read_text("utf-8"),
-        css=(STATIC / "studio.css").read_text("utf-8"),
-        footer_links=["api"],
-        ssl_certfile=ssl_certfile,
-        ssl_keyfile=ssl_keyfile,
-        # only Gradio's start-up request to itself on this machine: the certificate names
-        # the public host (or is self-signed), not the address that request uses
-        ssl_verify=False,
-        # a blind studio never serves reports (one built without blinding names models)
-        blocked_paths=[str(reports.resolve())] if services.settings.blind else None,
-        app_kwargs={
-            "middleware": [
-                Middleware(ExposureMiddleware, reports=reports, blind=services.settings.blind)
-            ]
-        },
+    middleware = Middleware(
+        ExposureMiddleware,
+        reports=reports,
+        blind=services.settings.blind,
+        served=static_dirs(services.store),
+        hosts=hosts,
     )
+    with forwarded_headers_from(proxies):
+        _, url, _ = demo.launch(
+            server_name=host,
+            server_port=port,
+            # an async auth callable is awaited by Gradio's login route (its type hint says sync)
+            auth=cast(Any, make_auth(services.store, guard, CLIENT_ADDRESS.get))
+            if exposed
+            else None,
+            auth_message="Log in with your refpool curator account." if exposed else None,
+            prevent_thread_lock=prevent_thread_lock,
+            quiet=quiet,
+            js=(STATIC / "studio.js").read_text("utf-8"),
+            css=(STATIC / "studio.css").read_text("utf-8"),
+            footer_links=["api"],
+            ssl_certfile=ssl_certfile,
+            ssl_keyfile=ssl_keyfile,
+            # only Gradio's start-up request to itself on this machine: the certificate names
+            # the public host (or is self-signed), not the address that request uses
+            ssl_verify=False,
+            # a blind studio never serves reports (one built without blinding names models)
+            blocked_paths=[str(reports.resolve())] if services.settings.blind else None,
+            app_kwargs={"middleware": [middleware]},
+        )
     return demo, url
 
 
@@ -128,6 +155,8 @@ def main(args: argparse.Namespace) -> int:
         ssl_certfile=args.ssl_certfile,
         ssl_keyfile=args.ssl_keyfile,
         prevent_thread_lock=True,
+        allowed_hosts=args.allowed_host,
+        trusted_proxies=args.trusted_proxy,
     )
     print(f"studio running at {url}  (Ctrl+C to stop)", flush=True)
     try:

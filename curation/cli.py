@@ -37,6 +37,22 @@ def studio_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
     )
     parser.add_argument("--ssl-keyfile", default=None, help="TLS private key (PEM) for HTTPS")
     parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also answer requests for this host name, e.g. a reverse proxy's public name"
+        " (repeatable; any other name is refused, which stops DNS rebinding)",
+    )
+    parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="believe X-Forwarded-For/-Proto only from this proxy address or network"
+        " (repeatable; by default no forwarded header is believed); turns login on",
+    )
+    parser.add_argument(
         "--curator",
         default="curator",
         help="curator name when login is off (default: curator; ?curator=NAME in the URL also works)",

@@ -14,6 +14,7 @@ import unicodedata
 
 from refpool.core.errors import InputError
 from refpool.core.store import Store
+from refpool.core.text import repair_text
 
 # Letters and digits of any script (José, Zoë, 李), then also '.', '_' or '-'.
 NAME_RE = re.compile(r"^[^\W_][\w.-]{0,39}$")
@@ -23,9 +24,15 @@ _SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 DUMMY_HASH = "scrypt$16384$8$1$" + "00" * 16 + "$" + "00" * 32
 
 
+def normalise_name(name: str) -> str:
+    """The one spelling of a typed name: stripped, NFC (José typed as e + accent is José),
+    lone surrogates repaired. Accounts, logins and login locks all key on it."""
+    return unicodedata.normalize("NFC", repair_text(name or "").strip())
+
+
 def check_name(name: str) -> str:
     """Return the cleaned name or raise InputError saying what a valid name looks like."""
-    name = unicodedata.normalize("NFC", (name or "").strip())
+    name = normalise_name(name)
     if not NAME_RE.match(name):
         raise InputError(
             f"invalid curator name {name!r}: use 1-40 letters (any alphabet), digits, '.', '_'"
@@ -92,7 +99,7 @@ def authenticate(store: Store, name: str, password: str) -> bool:
 
     An unknown name, or one without a password, is checked against DUMMY_HASH: the same work.
     """
-    name = unicodedata.normalize("NFC", (name or "").strip())
+    name = normalise_name(name)
     rows = store.query("SELECT password_hash FROM curators WHERE name = ?", (name,))
     stored = rows[0]["password_hash"] if rows else None
     matches = verify_password(password or "", stored or DUMMY_HASH)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from curation.blinding import mask_names, strip_js_comments
+from curation.blinding import mask_names, model_names, still_named, strip_js_comments
 from curation.files import file_url, thumbnail_url
 from curation.ratings import latest_rating, others_ratings
 from refpool.core.contracts import Candidate, Critique, Photo, Violation
@@ -74,9 +74,8 @@ def load_detail(
     calibrated = None if blind else calibration.ladder(store, [candidate_id]).get(candidate_id)
     if blind:
         # a coder may sign its program or name a model in a string: strip comments, mask names
-        models = [*candidates.generators(store), *(c.critique.critic for c in chain if c.critique)]
-        program = mask_names(strip_js_comments(program), models) if program is not None else None
-        program_note = "comments stripped and model names masked (blind mode)"
+        models = [*model_names(store), *(c.critique.critic for c in chain if c.critique)]
+        program, program_note = blind_program(program, models)
     return Detail(
         id=candidate_id,
         png_url=png_url,
@@ -103,6 +102,20 @@ def load_detail(
         if calibrated
         else "",
     )
+
+
+def blind_program(program: str | None, models: list[str]) -> tuple[str | None, str]:
+    """The program as blind mode shows it, and what was done to it. A program that still
+    names a model once masked (say, inside a longer word) is not shown at all."""
+    if program is None:
+        return None, ""
+    masked = mask_names(strip_js_comments(program), models)
+    if still_named(masked, models):
+        return None, (
+            "hidden in blind mode: it spells its model's name in a way that cannot be masked"
+            " without rewriting the code; rate the painting, or leave blind mode to read it"
+        )
+    return masked, "comments stripped and model names masked (blind mode)"
 
 
 def history(store: Store, chain: list[Candidate], masked: list[str] | None = None) -> list[Stage]:

@@ -15,6 +15,10 @@ from curation.studio import Services, current_queue, undo_message
 from refpool.core.errors import InputError
 from refpool.core.store import candidates
 
+# A grid action rates what is selected on one page (the selection is cleared with each page,
+# 48 tiles by default), so a batch past this is not a curator's: refused before any write.
+GRID_BATCH_LIMIT = 200
+
 
 @dataclass
 class Tile:
@@ -65,6 +69,12 @@ def rate(services: Services, curator: str, ids: list[int], tier: str, page: int 
     """Rate several candidates in one action; one undo reverts the whole batch."""
     if not ids:
         return show(services, curator, page, "Select some thumbnails first (click them).", "warn")
+    ids = list(dict.fromkeys(ids))  # a repeated id is one rating
+    if len(ids) > GRID_BATCH_LIMIT:
+        raise InputError(
+            f"a grid action rates at most {GRID_BATCH_LIMIT} candidates at once; this one"
+            f" names {len(ids)}. Select fewer (one page at a time); nothing was saved"
+        )
     batch = f"grid:{uuid.uuid4().hex[:12]}"
     done, gone = 0, []
     for cid in ids:

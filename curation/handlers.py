@@ -29,6 +29,14 @@ def _who(services: Services, claimed: str | None, request: gr.Request | None) ->
     return studio.resolve_curator(services, claimed, username)
 
 
+def _moved(services: Services, who: str, request: gr.Request | None, html: str) -> str:
+    """Remember which page last moved this curator's cursor (see studio.rate's refusal)."""
+    tab = getattr(request, "session_hash", None) if request is not None else None
+    if tab:
+        services.cursor_tab[who] = tab
+    return html
+
+
 def _int(value: float | str | None) -> int | None:
     """A component's value as an id or page number; None when empty or not a number."""
     if value is None or value == "":
@@ -83,9 +91,12 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
 
     def show(curator: str, request: gr.Request) -> str:
         """The current candidate for this curator (resumes the stored cursor)."""
-        return guarded(
-            lambda: views.screen_html(studio.screen(services, _who(services, curator, request)))
-        )
+
+        def act() -> str:
+            who = _who(services, curator, request)
+            return _moved(services, who, request, views.screen_html(studio.screen(services, who)))
+
+        return guarded(act)
 
     def rate(
         candidate_id: float | None,
@@ -104,18 +115,26 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
             if cid is None:
                 nothing = studio.screen(services, who, None, "Nothing to rate here.", "warn")
                 return views.screen_html(nothing)
-            s = studio.rate(services, who, cid, str(tier), note or "", _int(seen))
+            # the id sent is the one on screen when the key was pressed: the page expects the
+            # queue to be there, and the server refuses the rating if it is not
+            tab = getattr(request, "session_hash", None)
+            s = studio.rate(
+                services, who, cid, str(tier), note or "", _int(seen), expected=cid, tab=tab
+            )
             if s.level in ("ok", "warn"):
                 kept[0] = ""  # the note went with the rating
-            return views.screen_html(s)
+            return _moved(services, who, request, views.screen_html(s))
 
         return guarded(act), kept[0]
 
     def undo(curator: str, request: gr.Request) -> str:
         """Undo this curator's latest rating (repeat for several levels)."""
-        return guarded(
-            lambda: views.screen_html(studio.undo(services, _who(services, curator, request)))
-        )
+
+        def act() -> str:
+            who = _who(services, curator, request)
+            return _moved(services, who, request, views.screen_html(studio.undo(services, who)))
+
+        return guarded(act)
 
     def navigate(
         candidate_id: float | None, delta: float, curator: str, request: gr.Request
@@ -125,7 +144,7 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
         def act() -> str:
             who = _who(services, curator, request)
             s = studio.navigate(services, who, _int(candidate_id), int(delta or 1))
-            return views.screen_html(s)
+            return _moved(services, who, request, views.screen_html(s))
 
         return guarded(act)
 
@@ -136,7 +155,7 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
             who = _who(services, curator, request)
             cid = _int(candidate_id)
             s = studio.goto(services, who, cid) if cid else studio.screen(services, who)
-            return views.screen_html(s)
+            return _moved(services, who, request, views.screen_html(s))
 
         return guarded(act), gr.Tabs(selected="rate")
 
@@ -154,7 +173,7 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
             s = studio.note(services, who, cid, text or "")
             if s.level == "ok":
                 kept[0] = ""
-            return views.screen_html(s)
+            return _moved(services, who, request, views.screen_html(s))
 
         return guarded(act), kept[0]
 
@@ -174,7 +193,9 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
         """Set this curator's queue filters (stored, so they survive a reload)."""
         who = _who(services, curator, request)
         f = parse_form(photo, model, round_, tier, rated_by, ladder, unrated_only, disagreements)
-        html = views.screen_html(studio.set_filters(services, who, f))
+        html = _moved(
+            services, who, request, views.screen_html(studio.set_filters(services, who, f))
+        )
         return [html, *filter_updates(services, who)]
 
     @_safe
@@ -218,7 +239,9 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
                 f"{views.refusal_text(exc)}. Open the studio with ?curator=NAME using a valid name."
             )
             return [claimed or "", views.error_view(problem), *filter_updates(services, None)]
-        screen = guarded(lambda: views.screen_html(studio.screen(services, who)))
+        screen = guarded(
+            lambda: _moved(services, who, request, views.screen_html(studio.screen(services, who)))
+        )
         return [who, screen, *filter_updates(services, who)]
 
     return {

@@ -4,7 +4,12 @@
   further attempt is refused, without checking the password, until a lock expires; each
   failure past the threshold doubles the lock (capped). An attempt counts as a failure from
   the moment it starts until it succeeds; a success clears the name's and address's record.
-  At most MAX_WAITING logins wait for hashing at once; more are refused (HTTP 429).
+  Names are keyed as authentication spells them (`curators.normalise_name`: José in NFD is
+  the locked José); IPv6 addresses by their /64 (one host usually holds a whole /64).
+* Waiting for the hash is shared fairly between addresses (`WaitingRoom`): each address may
+  have its share of MAX_WAITING logins waiting, and an address with none waiting always gets
+  in, so a flood from some addresses never refuses a curator on another (HTTP 429 only for
+  the address that is over its share).
 * Unknown names (and names without a password) are verified against a dummy hash, so the
   time a refusal takes does not tell real names from unknown ones.
 * scrypt runs in its own worker thread, one hash at a time and at a lower CPU priority, never
@@ -19,9 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -34,6 +41,21 @@ NAME_LIMIT = 5  # failures in a row before a name is locked
 ADDRESS_LIMIT = 20  # failures in a row before an address is locked (a team may share one)
 FIRST_LOCK = 2.0  # seconds; doubles with each further failure
 MAX_LOCK = 900.0
+
+
+def address_key(address: str | None) -> str | None:
+    """The key an address is limited under: itself, or its /64 for IPv6."""
+    if address is None:
+        return None
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 class LockedOut(RefpoolError):
@@ -65,6 +87,7 @@ class LoginGuard:
 
     def check(self, name: str, address: str | None) -> None:
         """Raise LockedOut when the name or the address is locked right now."""
+        name, address = curators.normalise_name(name), address_key(address)
         now = self.clock()
         with self._lock:
             for what, table, key in (
@@ -76,6 +99,7 @@ class LoginGuard:
                     raise LockedOut(what, rec.locked_until - now)
 
     def failed(self, name: str, address: str | None) -> None:
+        name, address = curators.normalise_name(name), address_key(address)
         now = self.clock()
         with self._lock:
             for table, key, limit in (
@@ -91,6 +115,8 @@ class LoginGuard:
                     rec.locked_until = now + min(self.max_lock, self.first_lock * 2**over)
             if len(self.names) > 100_000:  # a flood of made-up names must not grow forever
                 self.names = {k: v for k, v in self.names.items() if v.locked_until > now}
+            if len(self.addresses) > 100_000:  # nor one from many addresses
+                self.addresses = {k: v for k, v in self.addresses.items() if v.locked_until > now}
 
     def begin(self, name: str, address: str | None) -> None:
         """Start an attempt: refuse it when locked, else count it as a failure until it
@@ -101,6 +127,7 @@ class LoginGuard:
             self.failed(name, address)
 
     def succeeded(self, name: str, address: str | None) -> None:
+        name, address = curators.normalise_name(name), address_key(address)
         with self._lock:
             self.names.pop(name, None)
             if address is not None:
@@ -117,9 +144,33 @@ def _lower_priority() -> None:
 # One thread of its own: a flood of logins queues here while requests go on elsewhere.
 HASH_THREAD_PREFIX = "refpool-login-hash"
 _HASHING = ThreadPoolExecutor(1, thread_name_prefix=HASH_THREAD_PREFIX, initializer=_lower_priority)
-MAX_WAITING = 16  # logins queued for hashing; beyond this (a flood from many addresses) refuse
-_waiting = [0]
-_waiting_lock = threading.Lock()
+MAX_WAITING = 16  # logins queued for hashing, shared out between the addresses waiting
+
+
+class WaitingRoom:
+    """Logins waiting for the hashing thread, counted per address. An address may hold
+    max(1, capacity // addresses waiting) of them: the CPU sees at most about `capacity`
+    hashes queued (plus one per further address, each of which its own lock soon stops),
+    and a newcomer is never the one refused."""
+
+    def __init__(self, capacity: int = MAX_WAITING) -> None:
+        self.capacity = capacity
+        self.waiting: Counter[str | None] = Counter()
+        self._lock = threading.Lock()
+
+    def enter(self, address: str | None) -> bool:
+        with self._lock:
+            addresses = len(self.waiting) + (address not in self.waiting)
+            if self.waiting[address] >= max(1, self.capacity // addresses):
+                return False
+            self.waiting[address] += 1
+            return True
+
+    def leave(self, address: str | None) -> None:
+        with self._lock:
+            self.waiting[address] -= 1
+            if self.waiting[address] <= 0:
+                del self.waiting[address]
 
 
 def check_password(store: Store, name: str, password: str) -> bool:
@@ -128,22 +179,31 @@ def check_password(store: Store, name: str, password: str) -> bool:
 
 
 def make_auth(
-    store: Store, guard: LoginGuard, address: Callable[[], str | None]
+    store: Store,
+    guard: LoginGuard,
+    address: Callable[[], str | None],
+    room: WaitingRoom | None = None,
 ) -> Callable[[str, str], Awaitable[bool]]:
-    """The async `auth` callable for `Blocks.launch`: backoff, then scrypt off the event loop.
+    """The async `auth` callable for `Blocks.launch`: the name's and address's locks, then a
+    fair place in the queue for scrypt, which runs off the event loop.
 
-    A locked name or address is refused with HTTP 429 and a message saying when to retry.
+    A locked name or address, or an address over its share of the queue, is refused with
+    HTTP 429 and a message saying when to retry.
     """
     from fastapi import HTTPException  # only the served studio needs it
 
+    room = room or WaitingRoom()
+
     async def auth(username: str, password: str) -> bool:
-        name, client = (username or "").strip(), address()
-        with _waiting_lock:
-            busy = _waiting[0] >= MAX_WAITING
-            if not busy:
-                _waiting[0] += 1
-        if busy:
-            raise HTTPException(429, detail="too many logins at once; try again in a few seconds")
+        name, client = curators.normalise_name(username), address_key(address())
+        try:
+            guard.check(name, client)
+        except LockedOut as exc:
+            raise HTTPException(status_code=429, detail=str(exc)) from exc
+        if not room.enter(client):
+            raise HTTPException(
+                429, detail="too many logins from your address at once; try again in a second"
+            )
         try:
             guard.begin(name, client)
             loop = asyncio.get_running_loop()
@@ -151,8 +211,7 @@ def make_auth(
         except LockedOut as exc:
             raise HTTPException(status_code=429, detail=str(exc)) from exc
         finally:
-            with _waiting_lock:
-                _waiting[0] -= 1
+            room.leave(client)
         if ok:
             guard.succeeded(name, client)
         return ok

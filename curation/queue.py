@@ -52,6 +52,25 @@ class Filters:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in names})
 
+    def chips(self) -> list[str]:
+        """The active filters in words, one per chip on the Rate tab ([] when none)."""
+        named = (
+            ("photo", self.photo_id),
+            ("model", self.generator),
+            ("round", self.round),
+            ("final tier", self.tier),
+            ("rated by", self.curator),
+            ("ladder", self.ladder),
+        )
+        out = [f"{label} {value}" for label, value in named if value is not None]
+        if self.unrated_only:
+            out.append("only ones I have not rated")
+        if self.disagreements:
+            out.append("only disagreements")
+        if self.include_failed:
+            out.append("failed ones too")
+        return out
+
     def validate(self) -> Filters:
         if self.tier not in (None, *TIER_FILTERS):
             raise InputError(f"tier filter must be one of {', '.join(TIER_FILTERS)}")

@@ -48,6 +48,9 @@ class Services:
 
     store: Store
     settings: Settings = field(default_factory=Settings)
+    # curator -> the page (Gradio session) whose action last moved their cursor: only for
+    # wording a refused rating ("another tab" only when it was one); lost on restart
+    cursor_tab: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -220,9 +223,15 @@ def rate(
     tier: str,
     note: str = "",
     seen: int | None = None,
+    expected: int | None = None,
+    tab: str | None = None,
 ) -> Screen:
     """Record one rating durably, with the cursor it advances to, then show that candidate.
 
+    `expected` is the candidate the page believes the curator's queue is at (the one on
+    screen when the key was pressed). When given, the rating is refused unless the stored
+    cursor is there too: a key applies to what the curator saw, or to nothing. `tab` names
+    the page, so a refusal only blames another tab when it was one.
     A re-rating without a new note keeps the note the old rating had.
     """
     store = services.store
@@ -230,6 +239,36 @@ def rate(
         note = check_note(note)
     except ValueError as exc:
         return screen(services, curator, candidate_id, str(exc), "error")
+    # held from the cursor check to the commit: a second tab cannot move it in between
+    with store.write_lock:
+        if expected is not None:
+            refused = _off_queue(services, curator, candidate_id, expected, tab)
+            if refused is not None:
+                return refused
+        return _record(services, curator, candidate_id, tier, note, seen)
+
+
+def _off_queue(
+    services: Services, curator: str, candidate_id: int, expected: int, tab: str | None
+) -> Screen | None:
+    """The refusal when the queue is not where the page thought, else None."""
+    stored, _ = q.load_session(services.store, curator)
+    if stored is None or (stored == expected == candidate_id):
+        return None  # no cursor yet (a first request from an API client): nothing to compare
+    other_tab = tab is not None and services.cursor_tab.get(curator, tab) != tab
+    where = "in another tab or window" if other_tab else "while this page was behind"
+    message = (
+        f"Not saved: the key was for #{candidate_id}, but your queue had moved on to #{stored}"
+        f" {where}. Nothing was recorded for #{candidate_id}; this is #{stored}, press the key"
+        " again to rate it."
+    )
+    return screen(services, curator, stored, message, "error")
+
+
+def _record(
+    services: Services, curator: str, candidate_id: int, tier: str, note: str, seen: int | None
+) -> Screen:
+    store = services.store
     before = latest_rating(store, candidate_id, curator)
     if not note and before is not None:
         note = before.note
@@ -257,8 +296,9 @@ def rate(
     msg, level = f"Saved {tier} for #{candidate_id}.", "ok"
     if seen is not None and seen >= 0 and before is not None and before.id != seen:
         msg = (
-            f"Saved {tier} for #{candidate_id}. It had already been rated {before.tier} in"
-            " another tab or window; your new rating replaces it (z undoes)."
+            f"Saved {tier} for #{candidate_id}. It had been rated {before.tier} since this page"
+            " showed it (in another tab, window or the Grid); your new rating replaces it"
+            " (z undoes)."
         )
         level = "warn"
     if done:

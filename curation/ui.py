@@ -60,7 +60,13 @@ def _dropdown(label: str, elem_id: str, visible: bool = True) -> gr.Dropdown:
     Choices differ per session, so the server checks values itself (filter_form.parse_form).
     """
     return gr.Dropdown(
-        [ANY], value=ANY, label=label, visible=visible, allow_custom_value=True, elem_id=elem_id
+        [ANY],
+        value=ANY,
+        label=label,
+        visible=visible,
+        allow_custom_value=True,
+        elem_id=elem_id,
+        min_width=120,
     )
 
 
@@ -80,37 +86,62 @@ def build_studio(
     # -- layout ------------------------------------------------------------------------------
     blind = settings.blind
     with gr.Blocks(title="refpool studio") as demo:
-        with gr.Row():
+        # one short header line, so the painting fits a laptop screen below it
+        with gr.Row(elem_id="rp-head", equal_height=True):
+            gr.Markdown(
+                "### refpool studio"
+                + (" · blind mode" if blind else "")
+                + " · curator"
+                + (" (logged in)" if settings.auth else ""),
+                elem_id="rp-title",
+            )
             curator = gr.Textbox(
                 value="" if settings.auth else settings.default_curator,
                 label="Curator" + (" (logged in)" if settings.auth else ""),
+                show_label=False,
+                container=False,
+                placeholder="your curator name",
                 interactive=not settings.auth,
                 elem_id="rp-curator",
                 scale=1,
             )
-            gr.Markdown("### refpool studio" + (" · blind mode" if blind else ""))
-        with gr.Accordion("Queue filters", open=False) as filters_box:
-            with gr.Row():
-                f_photo = _dropdown("Photo", "rp-f-photo")
-                f_model = _dropdown("Model", "rp-f-model", visible=not blind)
-                f_round = _dropdown("Round", "rp-f-round")
-                f_tier = _dropdown("Final tier", "rp-f-tier", visible=not blind)
-                f_rated = _dropdown("Rated by", "rp-f-rated", visible=not blind)
-                f_ladder = _dropdown("Ladder (calibration)", "rp-f-ladder", visible=not blind)
-            with gr.Row():
-                f_unrated = gr.Checkbox(
-                    False, label="Only candidates I have not rated", elem_id="rp-f-unrated"
+            if settings.auth:  # a POST from this page: the studio refuses GET /logout
+                gr.Button("Log out", elem_id="rp-logout", scale=0, size="sm").click(
+                    None, js="() => fetch('logout', {method: 'POST'}).then(() => location.reload())"
                 )
-                f_dis = gr.Checkbox(False, label="Only disagreements", visible=not blind)
-                f_apply = gr.Button("Apply filters", elem_id="rp-apply-filters")
+        # one row: open, the filters still leave the painting room on a laptop screen
+        with (
+            gr.Accordion("Queue filters", open=False) as filters_box,
+            gr.Row(elem_id="rp-filter-row"),
+        ):
+            f_photo = _dropdown("Photo", "rp-f-photo")
+            f_model = _dropdown("Model", "rp-f-model", visible=not blind)
+            f_round = _dropdown("Round", "rp-f-round")
+            f_tier = _dropdown("Final tier", "rp-f-tier", visible=not blind)
+            f_rated = _dropdown("Rated by", "rp-f-rated", visible=not blind)
+            f_ladder = _dropdown("Ladder (calibration)", "rp-f-ladder", visible=not blind)
+            with gr.Column(min_width=210, scale=1):
+                f_unrated = gr.Checkbox(
+                    False,
+                    label="Only ones I have not rated",
+                    elem_id="rp-f-unrated",
+                    container=False,
+                )
+                f_dis = gr.Checkbox(
+                    False, label="Only disagreements", visible=not blind, container=False
+                )
+            f_apply = gr.Button("Apply filters", elem_id="rp-apply-filters", scale=0, min_width=110)
         filter_controls = [f_photo, f_model, f_round, f_tier, f_rated, f_ladder, f_unrated, f_dis]
         with gr.Tabs(selected="rate") as tabs:
             with gr.Tab("Rate", id="rate"):
                 # the rating buttons and the note sit above the render: above the fold at 1366x768
                 with gr.Row(elem_id="rp-rate-row", equal_height=True):
-                    gr.HTML(RATE_BAR, elem_id="rp-actions-wrap")
+                    gr.HTML(RATE_BAR, elem_id="rp-actions-wrap", scale=3)
                     note_box = gr.Textbox(
-                        label="Note (n to focus, Enter to save; sent with your next rating)",
+                        label="Note",
+                        show_label=False,
+                        container=False,
+                        placeholder="Note: n to focus, Enter to save (sent with your next rating)",
                         elem_id="rp-note",
                         lines=1,
                         max_length=NOTE_LIMIT,
@@ -123,7 +154,7 @@ def build_studio(
                         1, label="Page", precision=0, minimum=1, elem_id="rp-page", scale=0
                     )
                     page_btn = gr.Button("Show page", elem_id="rp-page-btn", scale=0)
-                gr.HTML(GRID_BAR)
+                gr.HTML(GRID_BAR, elem_id="rp-gridbar-wrap")  # sticky: in view over 48 tiles
                 grid_view = gr.HTML(elem_id="rp-grid-wrap")
             with gr.Tab("Agreement", id="agreement") as agree_tab:
                 agree_btn = gr.Button("Refresh", elem_id="rp-agree-btn")

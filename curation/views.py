@@ -53,6 +53,7 @@ def screen_html(s: Screen) -> str:
     head = (
         f'<div id="rp-view" data-cid="{d.id if d else ""}" data-seen="{d.seen if d else 0}"'
         f' data-nonce="{s.nonce}" data-prefetch="{prefetch}" data-curator="{esc(s.curator)}"'
+        f' data-url="{esc(d.png_url or "") if d else ""}"'
         f' data-next-cid="{s.next_id or ""}" data-next-url="{esc(s.next_url or "")}"'
         f' data-chain="{esc(" ".join(f"{cid}|{url}" for cid, url in s.chain))}"'
         f' data-level="{esc(s.level)}"'
@@ -73,6 +74,14 @@ def screen_html(s: Screen) -> str:
         top += (
             f'<div class="rp-progress"><span>{esc(p.text())}</span>'
             f'<span class="rp-bar"><span style="width:{pct}%"></span></span></div>'
+        )
+    top = f'<div class="rp-status">{top}</div>'  # one line: the painting starts high
+    chips = s.filters.chips()
+    if chips:  # the active filters, without opening the accordion
+        top += (
+            '<div class="rp-chips" title="change them under Queue filters">Filtered: '
+            + "".join(f'<span class="rp-chip">{esc(c)}</span>' for c in chips)
+            + "</div>"
         )
     if d is None:
         return head + top + "</div>"
@@ -139,16 +148,16 @@ def screen_html(s: Screen) -> str:
     program = (
         f"<details class='rp-program'><summary>{label}</summary><pre><code>{esc(d.program)}</code></pre></details>"
         if d.program is not None
-        else "<div class='rp-program'>program not available</div>"
+        else f"<div class='rp-program'>Program {esc(d.program_note or 'not available')}</div>"
     )
     return (
         head
         + top
+        + f'<div class="rp-meta">{" · ".join(meta)}</div>'  # above: its id is never below the fold
         + '<div class="rp-main">'
         + f'<figure class="rp-render">{render}</figure>'
         + f'<figure class="rp-photo">{photo}<figcaption>{esc(ph.file_name if ph else "")}<br>{credit}{link}</figcaption></figure>'
         + "</div>"
-        + f'<div class="rp-meta">{" · ".join(meta)}</div>'
         + (f'<div class="rp-others">{others}</div>' if others else "")
         + note
         + f'<div class="rp-keys">{KEYS_HELP}</div>'

@@ -100,3 +100,49 @@ def test_filter_choices_name_no_model_and_no_curator(store):
     assert len(form.photo) > 1  # photos are still offered
     seen = filter_form(Services(store), "alice")
     assert set(MODELS) <= set(seen.model) and "bob" in seen.rated_by
+
+
+# Five ways a coder spells its own model, and its vendor's org name (from the models file).
+SPELLINGS = (
+    "const kimi_k3_palette = ['#c0428a'];\n"
+    "function KimiK3() { return 'Kimi K3'; }\n"
+    "let by = 'moonshotai', tag = \"kimi-k3\", loud = KIMI_K3;\n"
+    "function setup() { createCanvas(600, 600, WEBGL); KimiK3(); }\n"
+)
+
+
+def with_program(store, source: str, generator: str = "kimi-k3") -> int:
+    photo = add_photo(store, f"photo-{len(store.query('SELECT id FROM photos'))}.jpg")
+    cid = add_candidate(store, photo, generator=generator)
+    candidates.save(store, {"program_sha": store.put_program(source)}, existing=cid)
+    return cid
+
+
+def test_blind_mode_masks_every_spelling_of_the_model_and_its_vendor(store):
+    cid = with_program(store, SPELLINGS)
+    d = studio.screen(blind(store), "alice", cid).detail
+    assert d.program is not None and "comments stripped" in d.program_note
+    lowered = d.program.lower()
+    for name in ("kimi", "k3", "moonshot"):
+        assert name not in lowered, (name, d.program)
+    assert f"{MASK}_palette" in d.program and f"function {MASK}()" in d.program
+    assert "createCanvas(600, 600, WEBGL)" in d.program  # the code itself is kept
+    html = unescape(views.screen_html(studio.screen(blind(store), "alice", cid)))
+    assert "Kimi" not in html and "moonshotai" not in html
+    assert "KimiK3" in studio.screen(Services(store), "alice", cid).detail.program
+
+
+def test_mask_names_spellings_and_words_that_only_look_alike():
+    names = ["Qwen/Qwen3-Coder-Next", "zai-org/GLM-5.2"]
+    text = "qwen3_coder_next, Qwen3CoderNext, zai_org, GLM5.2, glm-5-2, qwenTone akimbo glimmer"
+    out = mask_names(text, names)
+    assert out == f"{MASK}, {MASK}, {MASK}, {MASK}, {MASK}, {MASK}Tone akimbo glimmer"
+
+
+def test_a_program_that_cannot_be_masked_is_hidden_and_says_why(store):
+    cid = with_program(store, "let mykimik3 = 1;\nfunction setup() {}\n")
+    d = studio.screen(blind(store), "alice", cid).detail
+    assert d.program is None and "hidden in blind mode" in d.program_note
+    html = views.screen_html(studio.screen(blind(store), "alice", cid))
+    assert "mykimi" not in html.lower() and "cannot be masked" in html
+    assert "mykimik3" in studio.screen(Services(store), "alice", cid).detail.program

@@ -111,9 +111,13 @@ def test_keyboard_rating_undo_reload_two_tabs_and_deletion(browser, studio_app):
     other = open_page(browser, url, "alice")
     assert shown(other) == ids[8]
     press(page, "1")
-    press(other, "3")
-    assert "another tab" in message(other)
-    assert my_latest(store, "alice")[ids[8]] == "reject"
+    press(other, "3")  # refused: the queue moved on in the first tab
+    assert "Not saved" in message(other) and "in another tab or window" in message(other)
+    assert my_latest(store, "alice")[ids[8]] == "love" and shown(other) == ids[9]
+    press(other, "3")  # now on what that tab shows
+    assert my_latest(store, "alice")[ids[9]] == "reject"
+    press(page, "ArrowRight")  # this tab catches up by moving on itself
+    assert shown(page) == ids[10]
 
     # the candidate on screen is deleted before the curator rates it
     doomed = shown(page)

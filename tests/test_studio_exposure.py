@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
+import time
 
 import httpx
 import pytest
@@ -58,7 +59,7 @@ def exposed(tmp_path):
     """Start studios with login on; yields start(store, **settings) -> (url, guard)."""
     running = []
 
-    def start(store: Store, guard: LoginGuard | None = None, **settings):
+    def start(store: Store, guard: LoginGuard | None = None, trusted_proxies=(), **settings):
         guard = guard or LoginGuard()
         demo, url = launch(
             Services(store, Settings(**settings)),
@@ -67,6 +68,7 @@ def exposed(tmp_path):
             prevent_thread_lock=True,
             quiet=True,
             guard=guard,
+            trusted_proxies=trusted_proxies,
         )
         running.append(demo)
         return url.rstrip("/"), guard
@@ -76,8 +78,14 @@ def exposed(tmp_path):
         demo.close()
 
 
-def login(url: str, name: str, password: str) -> httpx.Response:
-    return httpx.post(f"{url}/login", data={"username": name, "password": password}, timeout=30)
+def login(url: str, name: str, password: str, **headers: str) -> httpx.Response:
+    data = {"username": name, "password": password}
+    return httpx.post(f"{url}/login", data=data, headers=headers, timeout=30)
+
+
+def from_address(address: str) -> httpx.Client:
+    """A client whose connections come from `address` (any 127.x.y.z is this machine)."""
+    return httpx.Client(transport=httpx.HTTPTransport(local_address=address), timeout=60)
 
 
 def test_nothing_named_reaches_a_client_before_login(store, exposed):
@@ -125,6 +133,77 @@ def test_name_and_address_backoff_over_http(store, exposed):
     assert refused.status_code == 429 and "for this address" in refused.text
     clock.now += 3
     assert login(url, "bob", SECRET).status_code == 200
+
+
+def test_a_flood_from_many_addresses_does_not_refuse_a_curator_on_another(store, exposed):
+    """10 addresses keep 2 wrong logins each in flight (more than the hashing queue's 16)
+    while alice logs in from an 11th: she gets in every time; the flood is what waits."""
+    seed(store)
+    url, _ = exposed(store, LoginGuard(name_limit=10**6, address_limit=10**6))  # locks not yet hit
+    stop, refused = threading.Event(), []
+
+    def flood(address: str) -> None:
+        with from_address(address) as c:
+            while not stop.is_set():
+                r = c.post(f"{url}/login", data={"username": "mallory", "password": "guess"})
+                if r.status_code == 429:
+                    refused.append(address)
+                    time.sleep(0.02)  # spare the test machine's CPU, not the studio's queue
+
+    floods = [
+        threading.Thread(target=flood, args=(f"127.0.0.{2 + i}",), daemon=True)
+        for i in range(10)
+        for _ in range(2)
+    ]
+    for t in floods:
+        t.start()
+    try:
+        time.sleep(1.5)  # the queue is full of the flood's guesses
+        with from_address("127.0.0.99") as alice:
+            for _ in range(2):
+                resp = alice.post(f"{url}/login", data={"username": "alice", "password": SECRET})
+                assert resp.status_code == 200, resp.text
+    finally:
+        stop.set()
+        for t in floods:
+            t.join(timeout=60)
+    assert refused, "the flood never filled its share: the test did not test anything"
+
+
+def test_a_lock_holds_for_every_spelling_of_the_name(store, exposed):
+    """José locked as typed in NFC is locked typed in NFD too (authentication merges them)."""
+    seed(store)
+    add_curator(store, "josé", SECRET)
+    url, _ = exposed(store, LoginGuard(name_limit=5, address_limit=100))
+    for _ in range(5):
+        assert login(url, "jos\u00e9", "wrong password").status_code == 400
+    locked = login(url, "jose\u0301", SECRET)
+    assert locked.status_code == 429 and "for this name" in locked.text
+    assert login(url, " JOSÉ ".lower(), SECRET).status_code == 429
+
+
+def test_forwarded_for_counts_only_from_a_trusted_proxy(store, exposed):
+    seed(store)
+    url, _ = exposed(store, LoginGuard(name_limit=100, address_limit=8, clock=Clock()))
+    for i in range(8):  # each claims another address: the real peer is what is counted
+        assert (
+            login(url, f"nobody{i}", "wrong", **{"x-forwarded-for": f"10.1.0.{i}"}).status_code
+            == 400
+        )
+    dodged = login(url, "bob", SECRET, **{"x-forwarded-for": "10.1.0.200"})
+    assert dodged.status_code == 429 and "for this address" in dodged.text
+    # behind a proxy given with --trusted-proxy, the address it forwards is the client's
+    url, _ = exposed(
+        store,
+        LoginGuard(name_limit=100, address_limit=8, clock=Clock()),
+        trusted_proxies=["127.0.0.1"],
+    )
+    for i in range(8):
+        assert (
+            login(url, f"nobody{i}", "wrong", **{"x-forwarded-for": "10.9.9.9"}).status_code == 400
+        )
+    assert login(url, "bob", SECRET, **{"x-forwarded-for": "10.9.9.8"}).status_code == 200
+    assert login(url, "bob", SECRET, **{"x-forwarded-for": "10.9.9.9"}).status_code == 429
 
 
 def test_unknown_names_cost_a_dummy_hash_off_the_event_loop(store, exposed, monkeypatch):

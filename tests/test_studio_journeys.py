@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from factories import add_candidate, add_photo, populate
-from test_studio_browser import browser, open_page, press, shown  # noqa: F401 - fixture
+from test_studio_browser import browser, message, open_page, press, shown  # noqa: F401 - fixture
 from test_studio_client import free_port
 
 from app import launch
@@ -68,6 +68,73 @@ def test_a_burst_of_keys_rates_each_candidate_in_order(browser, start):  # noqa:
     assert shown(page) == ids[7]
 
 
+def rating_log(store, who: str) -> list[tuple[int, str, int]]:
+    """This curator's ratings as stored, in the order they were written."""
+    rows = store.query(
+        "SELECT candidate_id, tier, undone FROM ratings WHERE curator = ? ORDER BY id", (who,)
+    )
+    return [(r["candidate_id"], r["tier"], r["undone"]) for r in rows]
+
+
+TIERS = {"1": "love", "2": "okay", "3": "reject", "4": "skip"}
+
+
+def test_ten_keys_at_once_rate_ten_candidates_in_order(browser, start):  # noqa: F811
+    """More keys than the page has prefetched: the later ones wait for their candidate."""
+    store, url, ids = start(14)
+    page = open_page(browser, url, "alice")
+    keys = "1231231231"
+    page.evaluate(  # ten keydowns in one task: all pressed before any reply
+        "keys => { for (const key of keys) document.dispatchEvent("
+        "new KeyboardEvent('keydown', { key, bubbles: true })); }",
+        list(keys),
+    )
+    settle(page)
+    assert rating_log(store, "alice") == [(c, TIERS[k], 0) for c, k in zip(ids, keys, strict=False)]
+    assert shown(page) == ids[10]
+    assert "another tab" not in message(page)
+
+
+def test_a_burst_of_twenty_keys_with_an_undo_mid_burst(browser, start):  # noqa: F811
+    """20 keys typed in 100 ms, z at the 11th: the key after z rates the undone one again."""
+    store, url, ids = start(24)
+    page = open_page(browser, url, "alice")
+    first, rest = "1231231231", "213213213"
+    page.keyboard.type(first + "z" + rest, delay=5)
+    settle(page)
+    want = [(c, TIERS[k], 0) for c, k in zip(ids, first, strict=False)]
+    want[9] = (ids[9], TIERS[first[9]], 1)  # the undone one stays in the log, flagged
+    want += [(c, TIERS[k], 0) for c, k in zip(ids[9:], rest, strict=False)]
+    assert rating_log(store, "alice") == want
+    assert shown(page) == ids[18]
+    assert "another tab" not in message(page)
+
+
+def test_a_key_after_undo_rates_the_undone_painting(browser, start):  # noqa: F811
+    store, url, ids = start(8)
+    page = open_page(browser, url, "alice")
+    page.keyboard.type("111z2")  # a fast run: all within one round trip
+    settle(page)
+    assert my_latest(store, "alice") == {ids[0]: "love", ids[1]: "love", ids[2]: "okay"}
+    assert shown(page) == ids[3]
+    text = message(page)
+    assert f"Saved okay for #{ids[2]}" in text and "another tab" not in text
+
+
+def test_the_server_refuses_a_rating_off_the_queue_and_the_page_says_so(browser, start):  # noqa: F811
+    """The page sends the id on screen; the server checks it against the curator's queue."""
+    store, url, ids = start(6)
+    page = open_page(browser, url, "alice")
+    # the queue moves on behind this page's back (the API, as another tab would)
+    studio.rate(Services(store, Settings()), "alice", ids[0], "love", expected=ids[0])
+    press(page, "3")
+    text = page.inner_text("#rp-view .rp-error")
+    assert f"Not saved: the key was for #{ids[0]}" in text and f"#{ids[1]}" in text
+    assert my_latest(store, "alice") == {ids[0]: "love"} and shown(page) == ids[1]
+    press(page, "2")  # the key now goes to what is on screen
+    assert my_latest(store, "alice") == {ids[0]: "love", ids[1]: "okay"}
+
+
 def test_enter_after_clicking_a_button_does_not_rate_again(browser, start):  # noqa: F811
     store, url, ids = start(4)
     page = open_page(browser, url, "alice")
@@ -113,6 +180,59 @@ def test_layout_at_1366x768_and_the_current_round_is_not_clipped(browser, start)
         }"""
     )
     assert not clipped
+    page.close()
+
+
+INSIDE = """sel => {
+  const b = document.querySelector(sel).getBoundingClientRect();
+  return { x: b.x, y: b.y, w: b.width, h: b.height, scroll: window.scrollY,
+           inside: b.top >= 0 && b.left >= 0 && b.bottom <= innerHeight && b.right <= innerWidth };
+}"""
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
+def test_the_painting_and_its_photo_fit_the_screen(browser, start, tmp_path, size):  # noqa: F811
+    """Fully visible without scrolling, filters open or closed; at full 600 px where there is
+    room. Screenshots are kept under the test's tmp path (screens/)."""
+    from factories import png_bytes
+
+    from curation.queue import Filters
+
+    store, url, _ = start(0)
+    pid = add_photo(store)
+    photo_file = store.home / store.query("SELECT path FROM photos")[0]["path"]
+    photo_file.write_bytes(png_bytes(0.1, size=900, seed=5))  # a big photo, as from a camera
+    cid = add_candidate(store, pid)
+    from refpool.core.store import candidates
+
+    big = store.put_png(png_bytes(0.3, size=600, seed=3))  # the renderer's size
+    candidates.save(store, {"png_sha": big}, existing=cid)
+    studio.set_filters(Services(store, Settings()), "alice", Filters(round=0, unrated_only=True))
+    width, height = size
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(f"{url}?curator=alice")
+    page.wait_for_function("document.getElementById('rp-img')?.complete")
+    shots = tmp_path / "screens"
+    shots.mkdir(exist_ok=True)
+    # the active filters show as chips on the Rate tab, the accordion closed
+    chips = page.locator("#rp-view .rp-chip")
+    assert chips.all_inner_texts() == ["round 0", "only ones I have not rated"]
+    assert chips.first.is_visible()
+    for state in ("closed", "open"):
+        if state == "open":
+            page.get_by_text("Queue filters").click()
+            page.locator("#rp-apply-filters").wait_for()
+        page.wait_for_timeout(300)  # the painting is re-fitted as the page reflows
+        page.screenshot(path=str(shots / f"studio-{width}x{height}-filters-{state}.png"))
+        for sel in ("#rp-img", ".rp-photo-img", ".rp-meta", '[data-rp-act="love"]', "#rp-note"):
+            box = page.evaluate(INSIDE, sel)
+            assert box["inside"] and box["scroll"] == 0, (state, sel, box)
+        painting = page.evaluate(INSIDE, "#rp-img")
+        if height >= 1080:
+            assert painting["w"] == painting["h"] == 600, (state, painting)
+        else:
+            assert painting["h"] >= 300, (state, painting)  # still a painting, not a thumbnail
+    assert (shots / f"studio-{width}x{height}-filters-open.png").stat().st_size > 10_000
     page.close()
 
 
@@ -225,4 +345,46 @@ def test_a_failed_save_is_shown_and_later_keys_are_not_misapplied(browser, start
     monkeypatch.undo()
     press(page, "3")  # works again once the store does
     assert my_latest(store, "alice") == {ids[0]: "reject"}
+    page.close()
+
+
+def test_the_grid_action_bar_stays_in_view_over_48_tiles(browser, start):  # noqa: F811
+    store, url, ids = start(50)
+    page = open_page(browser, url, "gina")
+    page.set_viewport_size({"width": 1366, "height": 768})
+    page.get_by_role("tab", name="Grid").click()
+    page.wait_for_selector(".rp-tile img")
+    assert page.locator(".rp-tile").count() == 48
+    page.locator(".rp-tile").nth(47).scroll_into_view_if_needed()
+    page.locator(".rp-tile").nth(47).click()
+    box = page.evaluate(INSIDE, '[data-rp-grid="love"]')
+    assert box["scroll"] > 0 and box["inside"], box
+    page.click('[data-rp-grid="love"]')
+    page.wait_for_selector("text=Saved love for 1 candidate")
+    assert my_latest(store, "gina") == {ids[47]: "love"}
+    page.close()
+
+
+def test_blind_mode_over_programs_that_spell_the_model_five_ways(browser, start):  # noqa: F811
+    from test_studio_blind import SPELLINGS, with_program
+
+    store, url, _ = start(0, blind=True)
+    shown_ids = [with_program(store, SPELLINGS.replace("600", str(600 + i))) for i in range(2)]
+    hidden = with_program(store, "let mykimik3 = 1;\nfunction setup() {}\n")
+    page = open_page(browser, url, "alice")
+    for cid in [*shown_ids, hidden]:
+        assert shown(page) == cid
+        page.locator("#rp-view .rp-program summary, #rp-view .rp-program").first.click()
+        text = page.inner_text("#rp-view").lower()
+        html = page.content().lower()
+        for name in ("kimi", "moonshot", "k3"):
+            assert name not in text, (cid, name)
+        # the whole page too ("k3" alone also turns up in the page's script bundle names)
+        assert "kimi" not in html and "moonshot" not in html, cid
+        if cid == hidden:
+            assert "hidden in blind mode" in text
+        else:
+            assert "createcanvas(" in page.inner_text("#rp-view .rp-program pre").lower()
+        press(page, "2")
+    assert my_latest(store, "alice") == dict.fromkeys([*shown_ids, hidden], "okay")
     page.close()

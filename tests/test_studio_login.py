@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from curation.curators import DUMMY_HASH, add_curator, authenticate, verify_password
-from curation.login import LockedOut, LoginGuard
+from curation.login import LockedOut, LoginGuard, WaitingRoom
 
 
 class Clock:
@@ -68,3 +68,34 @@ def test_attempts_count_from_their_start_so_a_flood_cannot_queue_up():
     guard.begin("alice", "10.0.0.5")  # the 5th, right password: counted, then cleared
     guard.succeeded("alice", "10.0.0.5")
     guard.begin("alice", "10.0.0.5")
+
+
+def test_a_lock_keys_on_the_name_as_authentication_spells_it():
+    guard = LoginGuard(name_limit=2, address_limit=100, clock=Clock())
+    for _ in range(2):
+        guard.failed("jos\u00e9", None)  # NFC
+    with pytest.raises(LockedOut, match="for this name"):
+        guard.check("jose\u0301", None)  # NFD: the same account, so the same lock
+    with pytest.raises(LockedOut):
+        guard.check("  jos\u00e9 ", None)
+
+
+def test_an_ipv6_host_is_limited_as_its_whole_slash_64():
+    guard = LoginGuard(name_limit=100, address_limit=2, clock=Clock())
+    guard.failed("a", "2001:db8:1:2::1")
+    guard.failed("b", "2001:db8:1:2::ffff")
+    with pytest.raises(LockedOut, match="for this address"):
+        guard.check("alice", "2001:db8:1:2:abcd::9")
+    guard.check("alice", "2001:db8:1:3::1")  # the next /64 is someone else
+
+
+def test_the_waiting_room_gives_every_address_its_share_and_a_newcomer_a_place():
+    room = WaitingRoom(capacity=4)
+    assert all(room.enter("10.0.0.1") for _ in range(4))  # alone: the whole room
+    assert not room.enter("10.0.0.1")
+    for address in ("10.0.0.2", "10.0.0.3", "10.0.0.4", "10.0.0.5", "10.0.0.6"):
+        assert room.enter(address)  # a newcomer always gets in, however full the room is
+    assert not room.enter("10.0.0.2")  # six addresses now: a share of one each
+    for _ in range(4):
+        room.leave("10.0.0.1")
+    assert "10.0.0.1" not in room.waiting

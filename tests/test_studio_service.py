@@ -215,3 +215,21 @@ def test_the_next_candidates_thumbnails_are_made_before_they_are_shown(store):
     made = {p.name.split("_")[0] for p in (store.home / "thumbs").rglob("*.jpg")}
     nxt = candidates.get_many(store, ids[1:3])
     assert {c.png_sha for c in nxt.values()} <= made
+
+
+def test_a_rating_off_the_queue_is_refused_and_blames_another_tab_only_when_it_was(
+    services, store
+):
+    ids = populate(store, 4)
+    services.cursor_tab["alice"] = "tab-1"
+    studio.screen(services, "alice")  # the queue is at ids[0]
+    s = studio.rate(services, "alice", ids[1], "love", expected=ids[1], tab="tab-1")
+    assert s.level == "error" and s.candidate_id == ids[0]
+    assert f"Not saved: the key was for #{ids[1]}" in s.message and f"#{ids[0]}" in s.message
+    assert "another tab" not in s.message and my_latest(store, "alice") == {}
+    s = studio.rate(services, "alice", ids[1], "love", expected=ids[1], tab="tab-2")
+    assert "in another tab or window" in s.message and my_latest(store, "alice") == {}
+    s = studio.rate(services, "alice", ids[0], "okay", expected=ids[0], tab="tab-2")
+    assert s.level == "ok" and my_latest(store, "alice") == {ids[0]: "okay"}
+    # a curator with no place in a queue yet (a first API call) has nothing to compare with
+    assert studio.rate(services, "bob", ids[2], "love", expected=ids[2]).level == "ok"

@@ -125,3 +125,34 @@ def test_the_cursor_is_saved_with_the_rating(services, store, monkeypatch):
         studio.rate(services, "alice", ids[0], "love")
     assert my_latest(store, "alice") == {ids[0]: "love"}
     assert q.load_session(store, "alice")[0] == ids[1]
+
+
+def test_pool_tab_speaks_the_curators_words_and_bounds_the_target(services, store):
+    from pool.studio.tab import build_draft, pool_html, pool_report_html
+
+    ids = populate(store, 6)
+    for i, cid in enumerate(ids):
+        record_rating(store, cid, "alice", ("love", "okay", "reject")[i % 3])
+    v = build_draft(services, 50, 0.9, None, None)
+    shown = pool_html(v) + pool_report_html(v)
+    assert v.warnings and "love fraction" in " ".join(v.warnings)
+    assert "--" not in " ".join(v.warnings)  # no CLI flag in the studio
+    # no server path in what is read (the download link's URL is the file server's business)
+    assert str(store.home) not in pool_html(v) and "<code>" not in shown
+    assert "reports folder" in shown
+    refused = build_draft(services, 1e12, 0.5, None, None)
+    assert refused.level in ("warn", "error") and "at most 100,000" in refused.message
+    assert build_draft(services, 100_000, 0.5, None, None).total == v.total
+
+
+def test_a_missing_render_is_left_out_without_a_server_path(services, store):
+    from pool.selection.draft import build_pool
+
+    ids = populate(store, 2)
+    for cid in ids:
+        record_rating(store, cid, "alice", "love")
+    sha = store.query("SELECT png_sha FROM candidates WHERE id = ?", (ids[0],))[0][0]
+    store.png_path(sha).unlink()
+    draft = build_pool(store)
+    (gone,) = [e for e in draft.excluded if e.reason == "png_missing"]
+    assert str(store.home) not in gone.detail and sha[:12] in gone.detail

@@ -186,7 +186,8 @@ def _split_eligible(
         sha = entry.candidate.png_sha or ""
         # Features cached by an older FEATURE_VERSION lack the near-duplicate signature.
         if why is None and not measurable(store, sha):
-            why = ("png_missing", f"{store.png_path(sha)} is missing")
+            # no server path: the detail is shown to curators in the studio
+            why = ("png_missing", f"its render (PNG {sha[:12]}) is missing from the data directory")
         if why:
             excluded.append(_excluded(entry, *why))
         else:
@@ -306,7 +307,7 @@ def _warnings(target: int, quota: dict[str, int], filled: Counter[str], chosen: 
                 + (
                     " calibrate against more policy paintings (refpool pool calibrate)"
                     if tier == "rung"
-                    else " rate more, loosen the caps, or change --love-fraction"
+                    else " rate more, loosen the caps, or change the love fraction"
                 )
             )
         if tier != "rung" and quota[tier] > 0 and filled[tier] < 2:

@@ -89,6 +89,9 @@ def reports_dir(store: Store) -> Path:
     return out
 
 
+MAX_COUNT = 100_000  # a target or cap beyond this is a typo (1e12), not a pool
+
+
 def check_inputs(
     target: object, love_fraction: object, max_per_photo: object, max_per_model: object
 ) -> tuple[int, float, int | None, int | None]:
@@ -117,6 +120,11 @@ def check_inputs(
             raise InputError(f"{name} is empty: enter {allowed}")
         if x != int(x) or x < 1:
             raise InputError(f"{name} must be {allowed}, not {value!r}")
+        if x > MAX_COUNT:
+            raise InputError(
+                f"{name} must be at most {MAX_COUNT:,}, not {value!r}: a pool is a few hundred"
+                " references (178 in the published run)"
+            )
         return int(x)
 
     tgt = whole(target, "Target size", optional=False)
@@ -314,7 +322,7 @@ def pool_report_html(v: PoolView) -> str:
         f"</tr>{rows}</table>"
         f'<p><a href="{esc(r.url)}" download="{esc(r.html_path.name)}" target="_blank"'
         f' rel="noopener">Download the report ({esc(r.html_path.name)})</a>'
-        f" · saved as <code>{esc(r.html_path)}</code></p>"
+        " · also saved in the data directory's reports folder</p>"
         f'<iframe class="rp-report-frame" title="diversity report of draft {v.draft_id}"'
         f' sandbox="" srcdoc="{esc(r.html)}"></iframe></div>'
     )
