@@ -63,8 +63,9 @@ def generate(
 ) -> dict[str, Any]:
     """Run (or resume) a batch; returns the summary dict (see `generators.summary.summarise`).
 
-    `renderer` may be an async `renderer.Renderer` (used on this loop), a `SyncRenderer`
-    (called from worker threads) or None (a Renderer is started and closed here).
+    `renderer` may be an async `renderer.Renderer` (used on this loop), a
+    `renderer.client.RenderClient` (a render service, with the same `render`), a
+    `SyncRenderer` (called from worker threads) or None (a Renderer is started and closed here).
     Must be called outside a running event loop; use `generate_async` inside one.
     """
     return asyncio.run(
@@ -108,7 +109,7 @@ async def generate_async(
     photos = [get_photo(store, i) for i in photo_ids] if photo_ids else list_photos(store)
     if not photos:
         raise NotFound("no photos in the library; import some with `refpool photos import DIR`")
-    endpoints = llm.Endpoints(max_concurrency=concurrency)
+    endpoints = llm.Endpoints(max_concurrency=concurrency, retry_failed=retry_failed)
     coders, the_critic = build(store, generators, critic, models_file, endpoints, retry_failed)
     jobs = _jobs(store, photos, coders, candidates, seed, rounds)
     config = {

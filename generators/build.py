@@ -9,7 +9,7 @@ from generators.coders import ModelCoder, ProceduralCoder
 from generators.critics import HeuristicCritic, VLMCritic
 from generators.modelcfg import ModelsFileError
 from refpool.core.errors import RefpoolError
-from refpool.core.store import Store, model_calls
+from refpool.core.store import Store
 
 Coder = ProceduralCoder | ModelCoder
 Critic = HeuristicCritic | VLMCritic
@@ -56,7 +56,7 @@ def build(
     cfg.require_role("critic")
     cfg.api_key()
     if not retry_failed:
-        refused = _permanent_refusal(store, cfg)
+        refused = llm.permanent_refusal(store, cfg, "critic")
         if refused:
             raise RefpoolError(
                 f"critic {cfg.name} ({cfg.model} at {cfg.base_url}) refused permanently in an"
@@ -66,14 +66,3 @@ def build(
             )
     endpoints.register(cfg)
     return coders, VLMCritic(cfg, endpoints)
-
-
-def _permanent_refusal(store: Store, cfg: llm.ModelConfig) -> str | None:
-    """The error of the critic's last answered call, if that was a permanent 4xx."""
-    call = model_calls.latest_status(store, cfg.model, cfg.base_url, "critic")
-    if call is None or call.http_status is None or call.outcome == "ok":
-        return None
-    status = call.http_status
-    if 400 <= status < 500 and status not in llm.TRANSIENT_4XX:
-        return call.error or f"HTTP {status}"
-    return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from refpool.core.defaults import ROUNDS
 from refpool.core.store import Store
@@ -52,6 +53,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="ask a critic again that refused permanently in an earlier run (e.g. HTTP 400)",
     )
+    g.add_argument(
+        "--renderer",
+        default=None,
+        metavar="URL",
+        help="render through a `refpool serve-renderer` service (one machine or a Ray cluster)",
+    )
     g.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     g.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     g.set_defaults(func=cmd_generate)
@@ -84,12 +91,22 @@ def cmd_generate(args: argparse.Namespace) -> int:
         critic=args.critic,
         models_file=args.models_file,
         retry_failed=args.retry_failed,
+        renderer=_remote_renderer(args.renderer),
     )
     print(json.dumps(summary) if args.json else format_summary(summary))
     trouble = problems(summary)
     for line in trouble:
         print(f"error: {line}", file=sys.stderr)
     return 1 if trouble else 0
+
+
+def _remote_renderer(url: str | None) -> Any:
+    """A client of the render service at `url` (the Renderer's interface), or None."""
+    if not url:
+        return None
+    from renderer.client import RenderClient
+
+    return RenderClient(url)
 
 
 def cmd_candidates_list(args: argparse.Namespace) -> int:

@@ -8,14 +8,15 @@ The critics that judge the renders are in generators/critics.py.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from generators import llm, procedural
 from generators.jobs import Job, Previous
-from generators.replies import CUT
 from refpool.core.contracts import Violation
+from refpool.core.finish import LENGTH, finish_meaning
 from refpool.core.seeds import derive_seed
 from refpool.core.store import Store
 from renderer import extract_program
@@ -44,12 +45,37 @@ EMPTY_ANSWER = Violation(
 
 def feedback(outcome: str, finish_reason: str | None) -> Violation | None:
     """The violation that tells the model why its reply could not be used (None: it could)."""
-    if outcome == "empty_reasoning" and finish_reason is not None and finish_reason not in CUT:
+    if (
+        outcome == "empty_reasoning"
+        and finish_reason is not None
+        and finish_meaning(finish_reason) != LENGTH
+    ):
         return EMPTY_ANSWER
     return OUTCOME_FEEDBACK.get(outcome)
 
 
-AUTH_STATUSES = (401, 403, 404)
+# How much of a previous program a revise prompt sends back: a runaway reply (megabytes of a
+# repeated loop) is cut, and the prompt says so, instead of being paid for again as input.
+REVISE_PROGRAM_CHARS = 20_000
+
+
+def program_for_revision(program: str, limit: int = REVISE_PROGRAM_CHARS) -> str:
+    """The previous program as a revise prompt shows it: whole, or cut at a line and marked."""
+    program = program.strip()
+    if len(program) <= limit:
+        return program
+    head = program[:limit]
+    head = head[: head.rfind("\n")] if "\n" in head else head
+    return (
+        f"{head}\n// [cut: your sketch was {len(program)} characters; only the first"
+        f" {len(head)} are shown. Send a complete sketch far shorter than this.]"
+    )
+
+
+async def classify_off_loop(result: llm.ChatResult) -> tuple[str, str | None]:
+    """`llm.classify` in a thread: finding the program runs the static pass on its drafts,
+    which must never hold up the renders sharing this event loop."""
+    return await asyncio.to_thread(llm.classify, result, extract_program)
 
 
 @dataclass
@@ -121,7 +147,7 @@ class ModelCoder:
                 subject=subject,
                 round=round_ + 1,
                 rounds=job.rounds,
-                program=prev.program.strip(),
+                program=program_for_revision(prev.program),
                 render_note=render_note,
                 gate_summary="accepted" if prev.accepted else "rejected",
                 violations=_violation_lines(prev.violations) or "(no violations)",
@@ -139,7 +165,7 @@ class ModelCoder:
         key = job.key(round_)
         reused = llm.paid_reply(store, key)
         if reused is not None:  # a crash after the model answered: do not pay twice
-            outcome, program = llm.classify(reused[1], extract_program)
+            outcome, program = await classify_off_loop(reused[1])
             return Reply(program, outcome, reused[0], reused[1].finish_reason)
         temperature = job.temperature
         result = await llm.chat(
@@ -151,14 +177,8 @@ class ModelCoder:
             temperature=temperature if temperature is not None else self.cfg.temperatures[0],
             job_key=key,
         )
-        if result.permanent and result.http_status in AUTH_STATUSES:
-            # a wrong key or model id fails every chain alike: stop paying for it this run
-            self.endpoints.disable(
-                self.cfg,
-                f"coder {self.name} ({self.cfg.model} at {self.cfg.base_url}) was disabled"
-                f" for this run: {result.error}",
-            )
-        outcome, program = llm.classify(result, extract_program)
+        # a failure that stops the model (a bad key, no credit, ...) disabled it in llm.chat
+        outcome, program = await classify_off_loop(result)
         return Reply(program, outcome, result.call_id, result.finish_reason)
 
 

@@ -272,16 +272,14 @@ class VLMCritic:
                 self._messages(job, png),
                 purpose="critic",
                 temperature=0.2,
-                extra={"response_format": {"type": "json_object"}} if self.cfg.json_mode else None,
+                extra=llm.response_format(self.cfg, "critic"),
                 job_key=key,
             )
         if result.outcome != "ok":  # no reply at all: the round waits for a rerun to critique it
             error = f"VLM critic {self.cfg.name}: {result.outcome} ({result.error or 'no detail'})"
-            if result.permanent:  # the same request shape will be refused every time
-                self.endpoints.disable(self.cfg, disabled_message(self.cfg, result.error))
             return CritiqueResult(heuristic, measures, result.call_id, error=error)
         try:
-            critique = parse_critique(result.content or result.reasoning, self.cfg.name)
+            critique = parse_critique(result.reply.answer, self.cfg.name)  # never the reasoning
         except (ValueError, TypeError, AttributeError) as exc:
             note = f"(VLM critic {self.cfg.name} reply unusable: {exc}; heuristic critique used)"
             critique = Critique(
@@ -298,12 +296,3 @@ class VLMCritic:
         ]
         return [{"role": "user", "content": parts}]
 
-
-def disabled_message(cfg: llm.ModelConfig, error: str | None) -> str:
-    """The one message a run prints for a critic that refused permanently."""
-    return (
-        f"critic {cfg.name} ({cfg.model} at {cfg.base_url}) was disabled for this run: "
-        f"{error or 'refused the request'}. Its rounds are kept as critic_error; fix the models"
-        f" file (e.g. accepts_images, model id) or choose another --critic, then rerun with"
-        f" --retry-failed."
-    )

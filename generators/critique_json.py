@@ -1,109 +1,29 @@
 """Reading a VLM critic's JSON leniently: what models actually send, not what we asked for.
 
 Accepted: a fenced or bare object, prose (and more braces) around it, trailing commas, `//`
-and `/* */` comments, curly quotes, scores as numbers or strings ("6", "6/10", "60%", "7.5 out
-of 10"), scores flat or under "scores"/"ratings", keys in any case, spaced or underscored,
-British or American spelling (watercolor, color). Unusable replies raise ValueError, and the
-caller falls back to the heuristic critique.
+and `/* */` comments, curly quotes (refpool.core.loose_json), scores as numbers or strings
+("6", "6/10", "60%", "7.5 out of 10"), scores flat, under "scores"/"ratings" or nested deeper
+({"critique": {"scores": ...}}), keys in any case, spaced or underscored, British or American
+spelling (watercolor, color). The scale of bare numbers is read per reply (0-10, 0-100, 0-1,
+or the one the reply declares, e.g. "scale": "1-5") and mapped to 0-10, never clamped: a
+score outside its scale, or numbers that fit two scales alike, make the reply unusable, and
+the caller falls back to the heuristic critique, saying why. Only the final answer is read,
+never the reasoning (refpool.core.reply).
 """
 
 from __future__ import annotations
 
-import ast
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
+from refpool.core import loose_json
 from refpool.core.contracts import Critique
-from renderer.extract import strip_reasoning
+from refpool.core.reply import strip_reasoning
 
 SCORE_KEYS = ("fidelity", "watercolour", "composition", "coverage")
 _CURLY = str.maketrans({"\u201c": '"', "\u201d": '"'})
 _SCORE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(%|(?:/|out\s+of)\s*(\d+(?:\.\d+)?))?", re.I)
-
-
-def _objects(text: str) -> Iterator[str]:
-    """Every balanced {...} in the text, outermost first, string- and comment-aware."""
-    start = text.find("{")
-    while start >= 0:
-        end = _match(text, start)
-        if end is None:
-            return
-        yield text[start : end + 1]
-        start = text.find("{", end + 1)
-
-
-def _match(text: str, start: int) -> int | None:
-    depth, i, quote = 0, start, ""
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c == '"':
-            quote = c
-        elif text.startswith("//", i):
-            nl = text.find("\n", i)
-            i = len(text) if nl < 0 else nl
-            continue
-        elif text.startswith("/*", i):
-            close = text.find("*/", i + 2)
-            i = len(text) if close < 0 else close + 2
-            continue
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
-
-
-def _relaxed(obj: str) -> str:
-    """JSON with comments and trailing commas removed (outside strings)."""
-    out, i, quote = [], 0, ""
-    while i < len(obj):
-        c = obj[i]
-        if quote:
-            out.append(c)
-            if c == "\\" and i + 1 < len(obj):
-                out.append(obj[i + 1])
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c == '"':
-            quote = c
-            out.append(c)
-        elif obj.startswith("//", i):
-            nl = obj.find("\n", i)
-            i = len(obj) if nl < 0 else nl
-            continue
-        elif obj.startswith("/*", i):
-            close = obj.find("*/", i + 2)
-            i = len(obj) if close < 0 else close + 2
-            continue
-        else:
-            out.append(c)
-        i += 1
-    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
-
-
-def _load(obj: str) -> Any:
-    """JSON, relaxed; failing that a Python-style literal ('single quotes', True, None)."""
-    relaxed = _relaxed(obj)
-    try:
-        return json.loads(relaxed)
-    except ValueError as exc:
-        pythonic = re.sub(r"\btrue\b", "True", re.sub(r"\bfalse\b", "False", relaxed))
-        pythonic = re.sub(r"\bnull\b", "None", pythonic)
-        try:
-            return ast.literal_eval(pythonic)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            raise exc from None
 
 
 def _key(name: str) -> str:
@@ -111,11 +31,15 @@ def _key(name: str) -> str:
     return key.replace("color", "colour")
 
 
-def _score(value: Any) -> float:
+# A score as read: its value and the scale it says it is on (None: a bare number).
+Score = tuple[float, float | None]
+
+
+def _score(value: Any) -> Score:
     if isinstance(value, bool):
         raise ValueError("a score is true/false, not a number")
     if isinstance(value, (int, float)):
-        return float(value)
+        return float(value), None
     if isinstance(value, dict):  # {"score": 6, "why": "..."}
         inner = {_key(k): v for k, v in value.items()}
         for k in ("score", "value", "rating"):
@@ -126,15 +50,50 @@ def _score(value: Any) -> float:
         raise ValueError(f"the score {value!r} is not a number")
     number = float(m.group(1))
     if m.group(2) == "%":
-        return number / 10
-    if m.group(3):
-        scale = float(m.group(3))
-        return number * 10 / scale if scale else number
-    return number
+        return number, 100.0
+    if m.group(3) and float(m.group(3)) > 0:
+        return number, float(m.group(3))
+    return number, None
 
 
-def _clamp10(x: float) -> float:
-    return round(max(0.0, min(10.0, x)), 1)
+def _declared(tables: list[dict[str, Any]]) -> tuple[float, float] | None:
+    """The scale a reply states for its bare numbers ("scale": "1-5", "out_of": 100)."""
+    for table in tables:
+        for name in ("scale", "outof", "maxscore", "max", "range", "scoringscale"):
+            value = table.get(name)
+            numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", str(value or ""))]
+            if numbers and numbers[-1] > 0:
+                low = numbers[0] if len(numbers) > 1 else 0.0
+                return low, numbers[-1]
+    return None
+
+
+def _bare_scale(values: list[float]) -> tuple[float, float]:
+    """The scale bare numbers are on, read from the numbers themselves (we ask for 0-10).
+
+    Raises ValueError when they fit two scales alike: all at most 5 (0-10, or 1-5?), whole
+    0s and 1s (0-1 or 0-10?), or a top score just past 10 (an overshoot, or a low 0-100?).
+    """
+    top = max(values)
+    if top <= 1 and any(v != int(v) for v in values):
+        return 0.0, 1.0
+    if top <= 5:
+        raise ValueError(
+            f"the scores {values} fit 0-10 and 1-5 alike: the scale is ambiguous"
+            " (the reply should say its scale, or score 0-10)"
+        )
+    if top <= 10:
+        return 0.0, 10.0
+    if 20 <= top <= 100:
+        return 0.0, 100.0
+    raise ValueError(f"the score {top:g} is beyond 0-10 and low for 0-100: the scale is ambiguous")
+
+
+def _to_ten(key: str, value: float, scale: tuple[float, float]) -> float:
+    low, high = scale
+    if not low <= value <= high:
+        raise ValueError(f"the {key} score {value:g} is outside its scale {low:g}-{high:g}")
+    return round((value - low) * 10 / (high - low), 1)
 
 
 def _score_table(flat: dict[str, Any]) -> dict[str, Any]:
@@ -170,27 +129,58 @@ def _find(table: dict[str, Any], key: str) -> Any:
     return near[0] if near else None
 
 
+def _levels(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The object and every object inside it, outermost first, keys normalised."""
+    queue: list[Any] = [data]
+    while queue:
+        item = queue.pop(0)
+        if isinstance(item, dict):
+            flat = {_key(k): v for k, v in item.items()}
+            yield flat
+            queue.extend(v for v in flat.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            queue.extend(v for v in item if isinstance(v, dict))
+
+
+def _scores(levels: list[dict[str, Any]]) -> tuple[dict[str, float], str | None]:
+    """(scores 0-10, the scale note) from the first level that holds all four scores."""
+    missing = SCORE_KEYS[0]
+    for flat in levels:
+        table = _score_table(flat)
+        found = {key: _find(table, key) for key in SCORE_KEYS}
+        absent = [key for key, value in found.items() if value is None]
+        if absent:
+            missing = absent[0] if len(absent) < len(SCORE_KEYS) else missing
+            continue
+        read = {key: _score(value) for key, value in found.items()}
+        bare = [v for v, scale in read.values() if scale is None]
+        scale = _declared([table, *levels]) or (_bare_scale(bare) if bare else (0.0, 10.0))
+        scores = {
+            key: _to_ten(key, v, (0.0, own) if own else scale) for key, (v, own) in read.items()
+        }
+        low, high = scale
+        note = None if (low, high) == (0.0, 10.0) or not bare else f"{low:g}-{high:g}"
+        return scores, note
+    raise ValueError(f"the critic's JSON has no score for {missing!r}")
+
+
+def _text_field(levels: list[dict[str, Any]], names: tuple[str, ...]) -> str:
+    for flat in levels:
+        for k in names:
+            if k in flat and isinstance(flat[k], (str, list)):
+                value = flat[k]
+                return " ".join(map(str, value)) if isinstance(value, list) else value.strip()
+    return ""
+
+
 def _from_data(data: dict[str, Any], critic: str) -> Critique:
-    flat = {_key(k): v for k, v in data.items()}
-    table = _score_table(flat)
-    values = {}
-    for key in SCORE_KEYS:
-        value = _find(table, key)
-        if value is None:
-            raise ValueError(f"the critic's JSON has no score for {key!r}")
-        values[key] = _score(value)
-    if all(10 < v <= 100 for v in values.values()):  # scored out of 100
-        values = {k: v / 10 for k, v in values.items()}
-    scores = {k: _clamp10(v) for k, v in values.items()}
-    advice = next(
-        (flat[k] for k in ("advice", "advise", "suggestions", "feedback") if k in flat), ""
-    )
-    if isinstance(advice, list):
-        advice = " ".join(str(a) for a in advice)
-    summary = next(
-        (flat[k] for k in ("summary", "summarise", "summarize", "verdict") if k in flat), ""
-    )
-    return Critique(critic, scores, str(advice).strip(), str(summary).strip())
+    levels = list(_levels(data))
+    scores, scale = _scores(levels)
+    advice = _text_field(levels, ("advice", "advise", "suggestions", "feedback"))
+    summary = _text_field(levels, ("summary", "summarise", "summarize", "verdict"))
+    if scale:  # said where it shows: the scores were mapped, not taken as they came
+        summary = f"{summary} (scored on {scale}, mapped to 0-10)".strip()
+    return Critique(critic, scores, advice, summary)
 
 
 def parse_critique(text: str, critic: str) -> Critique:
@@ -201,9 +191,9 @@ def parse_critique(text: str, critic: str) -> Critique:
     fenced = re.findall(r"```[ \t]*(?:json|jsonc|json5)?[ \t]*\r?\n(.*?)```", text, re.S | re.I)
     problems = []
     for source in [*fenced, text]:
-        for obj in _objects(source):
+        for start, end in loose_json.objects(source):
             try:
-                data = _load(obj)
+                data = loose_json.load(source[start:end])
             except ValueError as exc:
                 problems.append(f"not JSON ({exc})")
                 continue

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import email.utils
 import json
 import os
 import random
@@ -19,11 +18,23 @@ from importlib import resources
 from string import Template
 from typing import Any
 
+from generators import vendor
 from generators.modelcfg import MODELS_ENV, ModelConfig, ModelsFileError, load_models
+from generators.recorded import (
+    after_record,
+    explain,
+    paid_reply,
+    permanent_refusal,
+    record,
+    recorded_reply,
+    refused_before,
+)
 from generators.replies import REFUSAL, ChatResult, classify, parse_body
-from refpool.core.contracts import ModelCall
+from generators.vendor import retry_after_s
+from refpool.core import finish
 from refpool.core.errors import RefpoolError
 from refpool.core.store import Store, model_calls, sha256_bytes
+from refpool.core.text import repair_text
 
 __all__ = [
     "MODELS_ENV",
@@ -37,7 +48,10 @@ __all__ = [
     "load_models",
     "paid_reply",
     "prompt",
+    "explain",
+    "permanent_refusal",
     "recorded_reply",
+    "retry_after_s",
 ]
 
 
@@ -50,6 +64,24 @@ def prompt(name: str, **values: Any) -> str:
 def image_part(data: bytes, mime: str) -> dict:
     url = f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}"
     return {"type": "image_url", "image_url": {"url": url}}
+
+
+# What each role asks for when its models-file entry leaves `structured_output` out.
+STRUCTURED_DEFAULT = {"coder": "none", "critic": "none", "judge": "json_schema"}
+
+
+def response_format(
+    cfg: ModelConfig, role: str, schema: dict[str, Any] | None = None, name: str = "reply"
+) -> dict[str, Any] | None:
+    """The request's `response_format` (as `chat`'s `extra`), from the entry's
+    structured_output: none, json_object, or json_schema (json_object without a schema)."""
+    mode = cfg.structured_output or STRUCTURED_DEFAULT.get(role, "none")
+    if mode == "none":
+        return None
+    if mode == "json_schema" and schema is not None:
+        spec = {"name": name, "schema": schema, "strict": True}
+        return {"response_format": {"type": "json_schema", "json_schema": spec}}
+    return {"response_format": {"type": "json_object"}}
 
 
 def redact_images(messages: list[dict]) -> list[dict]:
@@ -82,8 +114,10 @@ class Endpoints:
     --concurrency).
     """
 
-    def __init__(self, max_concurrency: int | None = None) -> None:
+    def __init__(self, max_concurrency: int | None = None, retry_failed: bool = False) -> None:
         self.max_concurrency = max_concurrency  # a run's --concurrency caps every endpoint
+        self.retry_failed = retry_failed  # ask again what an earlier run saw refused for good
+        self._refusals: dict[tuple[str, str, str], set[str | None]] = {}
         self._limits: dict[str, int] = {}
         self._sems: dict[str, asyncio.Semaphore] = {}
         self._clients: dict[tuple[str, str], Any] = {}
@@ -107,6 +141,18 @@ class Endpoints:
     def disable(self, cfg: ModelConfig, why: str) -> None:
         self.disabled.setdefault(cfg.name, why)
 
+    def refused(
+        self, cfg: ModelConfig, purpose: str, failure: Any, mark: str | None, job_key: str | None
+    ) -> bool:
+        """Note a request refused for good; True once two different requests of this model
+        were refused by the same repeated server failure (the request's shape is refused, not
+        its content: a text-only server's 500 for image parts), so the model is stopped."""
+        if failure.kind != vendor.REPEATED.kind or mark is None:
+            return False
+        seen = self._refusals.setdefault((cfg.name, purpose, mark), set())
+        seen.add(job_key)
+        return len(seen) >= 2
+
     def client(self, cfg: ModelConfig) -> Any:
         try:
             from openai import AsyncOpenAI
@@ -128,10 +174,9 @@ class Endpoints:
 
 
 RETRY_BASE_S = float(os.environ.get("REFPOOL_RETRY_BASE_S", "2.0"))
-MAX_RETRY_AFTER_S = 300.0  # a server asking for a longer wait than this is given up on
 RETRY_AFTER_MARGIN_S = 0.05  # so a timer's resolution never wakes us before the server said
-# 4xx statuses that waiting can cure; any other 4xx is permanent.
-TRANSIENT_4XX = frozenset({408, 409, 425, 429})
+MAX_GUIDED_ATTEMPTS = 32  # retries a server times itself stop here even within the budget
+SNIPPET = 500  # characters of a failed call's body kept in its error
 
 
 async def chat(
@@ -146,9 +191,12 @@ async def chat(
     extra: dict | None = None,
     job_key: str | None = None,
 ) -> ChatResult:
-    """One chat completion with retries on 429/5xx/timeouts/unusable bodies; every attempt is
-    recorded. `cfg.timeout_s` is the total deadline of each attempt, however the bytes drip.
-    A model disabled for the run (see `Endpoints.disable`) is not called at all."""
+    """One chat completion; every attempt is recorded first, then read by what it means
+    (generators/vendor.py): a transient failure is retried (`max_attempts` with backoff, or for
+    as long as the server asks within the entry's `retry_budget_s`), a permanent one is not,
+    and one that stops the model disables it for the run. `cfg.timeout_s` is the total
+    deadline of each attempt, however the bytes drip. A request refused for good in an earlier
+    run is not sent again (unless `endpoints.retry_failed`), nor is a disabled model called."""
     import openai
 
     params: dict[str, Any] = {
@@ -161,11 +209,18 @@ async def chat(
         params["extra_body"] = cfg.extra_body
     if cfg.headers:
         params["headers"] = sorted(cfg.headers)  # names only: values may be credentials
+    if job_key is not None and not endpoints.retry_failed:
+        refused = refused_before(store, job_key, purpose, params)
+        if refused is not None:
+            return refused
     stored_messages = redact_images(messages)
     result = ChatResult(outcome="http_error")
-    for attempt in range(1, max_attempts + 1):
+    waited, earlier, attempt = 0.0, None, 0
+    while True:
+        attempt += 1
         started = time.monotonic()
-        retry_after = None
+        wait: float | None = None
+        said = ""  # the server's whole answer to a failed call, for its meaning
         try:
             async with endpoints.semaphore(cfg):
                 if cfg.name in endpoints.disabled:  # disabled while this call waited its turn
@@ -185,18 +240,15 @@ async def chat(
                     )
                     body = raw.content
             result = parse_body(body, raw.status_code)
+            said = _by_finish(result, body) if result.outcome == "ok" else result.error or ""
         except (TimeoutError, openai.APITimeoutError):
             result = ChatResult(outcome="timeout", error=f"no reply within {cfg.timeout_s:g} s")
         except openai.APIStatusError as exc:
+            said = _response_text(exc)
+            snippet = said[:SNIPPET] + ("…" if len(said) > SNIPPET else "")
             status = exc.status_code
-            permanent = 400 <= status < 500 and status not in TRANSIENT_4XX
-            result = ChatResult(
-                "http_error", error=_status_error(exc), http_status=status, permanent=permanent
-            )
-            headers = exc.response.headers
-            retry_after = retry_after_s(headers.get("retry-after"))
-            if retry_after is None and headers.get("retry-after-ms"):
-                retry_after = (retry_after_s(headers.get("retry-after-ms")) or 0) / 1000
+            result = ChatResult("http_error", error=f"HTTP {status}: {snippet}", http_status=status)
+            wait = vendor.server_wait_s(exc.response.headers, said)
         except openai.APIConnectionError as exc:
             result = ChatResult("http_error", error=f"connection failed: {type(exc).__name__}")
         except openai.APIError as exc:  # anything else the client raises: one failed call
@@ -206,112 +258,99 @@ async def chat(
         except RuntimeError as exc:  # missing key: not retryable, not a paid call
             return ChatResult(outcome="http_error", error=str(exc), permanent=True)
         result.latency_ms = round((time.monotonic() - started) * 1000, 1)
-        result.call_id = _record(store, cfg, purpose, stored_messages, params, result, job_key)
-        if result.outcome == "ok" or result.permanent or attempt >= max_attempts:
+        failure, give_up = None, False
+        if result.outcome != "ok":
+            failure = _meaning(result, said)
+            mark = vendor.signature(result.http_status, model_calls.scrub_secrets(result.error))
+            failure = vendor.repeated(failure, mark, earlier)
+            earlier = mark
+            result.permanent = failure.permanent
+            if wait is not None and waited + wait > cfg.retry_budget_s and not failure.permanent:
+                give_up = True  # transient still: a rerun asks again
+                result.error = (
+                    f"{result.error} (the server asked to wait {wait:g} s more, past the retry"
+                    f" budget of {cfg.retry_budget_s:g} s: given up; raise retry_budget_s in the"
+                    " models file to wait longer)"
+                )
+        result.call_id = record(store, cfg, purpose, stored_messages, params, result, job_key)
+        after_record(result)
+        if failure is None:
             return result
-        if retry_after is not None:
-            if retry_after > MAX_RETRY_AFTER_S:
-                result.error = f"{result.error} (asked to wait {retry_after:g} s: given up)"
+        stops_model = failure.scope == vendor.MODEL
+        if stops_model or endpoints.refused(cfg, purpose, failure, earlier, job_key):
+            endpoints.disable(cfg, disabled_message(purpose, cfg, result.error, failure))
+        if failure.permanent or give_up:
+            return result
+        if wait is not None:
+            if attempt >= MAX_GUIDED_ATTEMPTS:
                 return result
             # never earlier than the server said; a little later, so retries do not bunch up
-            delay = retry_after * random.uniform(1.0, 1.1) + RETRY_AFTER_MARGIN_S
+            delay = wait * random.uniform(1.0, 1.1) + RETRY_AFTER_MARGIN_S
+            waited += delay
         else:
+            if attempt >= max_attempts:
+                return result
             delay = min(60.0, RETRY_BASE_S * 2 ** (attempt - 1)) * random.uniform(0.8, 1.2)
         await asyncio.sleep(delay)
-    return result
+
+
+def _meaning(result: ChatResult, said: str) -> vendor.Failure:
+    if result.outcome == "timeout":
+        return vendor.SERVER
+    if (
+        result.finish_reason is not None
+        and finish.finish_meaning(result.finish_reason) == finish.VENDOR_ERROR
+    ):
+        return vendor.INTERRUPTED
+    return vendor.classify_failure(result.http_status, said or result.error)
+
+
+def _by_finish(result: ChatResult, body: bytes) -> str:
+    """A 200 read by its finish reason and any per-choice error: a reply the vendor broke off
+    (`error`, `network_error`, or `choices[0].error`) is a failed call, never the model's
+    answer. Returns the error's text ("" for a usable reply)."""
+    choice_error = _choice_error(body) if b'"error"' in body else None
+    if choice_error is None and finish.finish_meaning(result.finish_reason) != finish.VENDOR_ERROR:
+        return ""
+    said = choice_error or "the vendor broke the reply off"
+    result.outcome = "http_error"
+    result.error = f"HTTP 200 finish_reason {result.finish_reason!r}: {said[:SNIPPET]}"
+    result.finish_reason = result.finish_reason or "error"
+    return said
+
+
+def _choice_error(body: bytes) -> str | None:
+    try:
+        data = json.loads(body)
+        err = data["choices"][0].get("error")
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return None
+    if not err:
+        return None
+    if isinstance(err, dict):
+        return json.dumps(err, ensure_ascii=False)
+    return str(err)
+
+
+def _response_text(exc: Any) -> str:
+    try:
+        return repair_text(exc.response.text.strip())
+    except Exception:  # noqa: BLE001 - the status alone still says what happened
+        try:
+            return json.dumps(exc.body, ensure_ascii=False) if exc.body is not None else ""
+        except (TypeError, ValueError):
+            return ""
 
 
 def _disabled(endpoints: Endpoints, cfg: ModelConfig) -> ChatResult:
     return ChatResult("http_error", error=endpoints.disabled[cfg.name], permanent=True)
 
 
-def _status_error(exc: Any) -> str:
-    body = ""
-    try:
-        body = json.dumps(exc.body)[:300] if exc.body is not None else ""
-    except (TypeError, ValueError):
-        body = ""
-    if not body:
-        try:
-            body = exc.response.text[:300]
-        except Exception:  # noqa: BLE001 - the status alone still says what happened
-            body = ""
-    return f"HTTP {exc.status_code}: {body}".strip()
-
-
-def retry_after_s(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP-date."""
-    if value is None or not value.strip():
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when is None:
-            return None
-        seconds = when.timestamp() - (time.time() if now is None else now)
-    return max(0.0, seconds) if seconds == seconds else None  # NaN: ignore
-
-
-def _record(
-    store: Store,
-    cfg: ModelConfig,
-    purpose: str,
-    messages: list[dict],
-    params: dict[str, Any],
-    result: ChatResult,
-    job_key: str | None,
-) -> int:
-    result.error = model_calls.scrub_secrets(result.error)  # also what the user is shown
-    call = ModelCall(
-        model=cfg.model,
-        base_url=cfg.base_url,
-        purpose=purpose,
-        messages=messages,
-        params=params,
-        outcome=result.outcome,
-        response=result.content or None,
-        reasoning=result.reasoning or None,
-        prompt_tokens=result.prompt_tokens,
-        completion_tokens=result.completion_tokens,
-        latency_ms=result.latency_ms,
-        cost_usd=cfg.cost(result.prompt_tokens, result.completion_tokens),
-        error=result.error,
-        job_key=job_key,
-        finish_reason=result.finish_reason,
-        refusal=result.refusal,
-        http_status=result.http_status,
-    )
-    return model_calls.save(store, call)
-
-
-# -- replies already paid for -------------------------------------------------------------------
-def paid_reply(store: Store, key: str, purpose: str = "coder") -> tuple[int, ChatResult] | None:
-    """(call id, reply) of the latest reply already paid for under this job key, as `chat`
-    returned it, or None. A run killed after the model answered reuses it instead of paying twice.
-    """
-    call = model_calls.latest_paid(store, key, purpose)
-    return (call.id, _stored_result(call)) if call is not None and call.id is not None else None
-
-
-def recorded_reply(store: Store, call_id: int) -> ChatResult | None:
-    """A recorded call read back as `chat` returned it (None if there is no such call)."""
-    call = model_calls.get(store, call_id)
-    return _stored_result(call) if call is not None else None
-
-
-def _stored_result(call: ModelCall) -> ChatResult:
-    return ChatResult(
-        outcome=call.outcome,
-        content=call.response or "",
-        reasoning=call.reasoning or "",
-        finish_reason=call.finish_reason,
-        refusal=call.refusal,
-        call_id=call.id,
-        error=call.error,
-        http_status=call.http_status,
+def disabled_message(purpose: str, cfg: ModelConfig, error: str | None, failure: Any) -> str:
+    """The one message a run prints for a model it stopped."""
+    hint = f" ({failure.hint})" if getattr(failure, "hint", "") else ""
+    return (
+        f"{purpose} {cfg.name} ({cfg.model} at {cfg.base_url}) was disabled for this run:"
+        f" {error or 'refused the request'}{hint}. Fix the models file or choose another model;"
+        " a rerun asks it again only with --retry-failed."
     )

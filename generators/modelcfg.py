@@ -22,6 +22,8 @@ MODELS_ENV = "REFPOOL_MODELS"
 # The Hugging Face router: the only endpoint that may be sent $HF_TOKEN without being told to.
 ROUTER_HOSTS = frozenset({"router.huggingface.co"})
 ROLES = ("coder", "critic", "judge")  # judge: reserved for the pairwise judge
+STRUCTURED_OUTPUT = ("none", "json_object", "json_schema")
+RETIRED = {"json_mode": 'use "structured_output": "json_object" (or "none", "json_schema")'}
 FIELDS = {
     "model": "the endpoint's model id",
     "base_url": "the OpenAI-compatible /v1 URL",
@@ -33,7 +35,10 @@ FIELDS = {
     "timeout_s": "total deadline of one attempt, in seconds",
     "concurrency": "requests in flight to this model's base_url (the lowest of its models)",
     "price_per_mtok": '{"input": USD, "output": USD} per million tokens',
-    "json_mode": "send response_format=json_object to a critic",
+    "structured_output": "response_format sent: none, json_object or json_schema (default: the"
+    " role's, json_schema for a judge, none for a critic)",
+    "retry_budget_s": "longest total wait, in seconds, for one request's retries when the server"
+    " says how long to wait (Retry-After, rate-limit resets, a loading model)",
     "extra_body": "fields merged into every request body (e.g. chat_template_kwargs)",
     "headers": "extra HTTP headers sent with every request",
     "notes": "free text",
@@ -61,7 +66,8 @@ class ModelConfig:
     concurrency: int = 4
     price_in: float | None = None  # USD per million tokens
     price_out: float | None = None
-    json_mode: bool = False  # send response_format=json_object to critics
+    structured_output: str | None = None  # None: the role's default (see llm.response_format)
+    retry_budget_s: float = 300.0
     roles: tuple[str, ...] = ("coder",)
     extra_body: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
@@ -132,6 +138,9 @@ def _entry(where: str, name: str, entry: Any) -> ModelConfig:
 
     if not isinstance(entry, dict):
         raise bad("expected an object of fields")
+    retired = sorted(set(entry) & set(RETIRED))
+    if retired:
+        raise bad("; ".join(f"field {k!r} is retired: {RETIRED[k]}" for k in retired))
     unknown = sorted(set(entry) - set(FIELDS))
     if unknown:
         known = "; ".join(f"{k} ({v})" for k, v in FIELDS.items())
@@ -152,6 +161,11 @@ def _entry(where: str, name: str, entry: Any) -> ModelConfig:
     headers = {str(k): str(v) for k, v in (entry.get("headers") or {}).items()}
     if any(k.lower() == "authorization" for k in headers):
         raise bad("put the key in an environment variable named by key_env, not in headers")
+    structured = entry.get("structured_output")
+    if structured is not None and structured not in STRUCTURED_OUTPUT:
+        raise bad(
+            f"structured_output must be one of {', '.join(STRUCTURED_OUTPUT)}, not {structured!r}"
+        )
     price = entry.get("price_per_mtok") or {}
     try:
         return ModelConfig(
@@ -166,7 +180,8 @@ def _entry(where: str, name: str, entry: Any) -> ModelConfig:
             concurrency=max(1, int(entry.get("concurrency", 4))),
             price_in=price.get("input"),
             price_out=price.get("output"),
-            json_mode=bool(entry.get("json_mode", False)),
+            structured_output=structured,
+            retry_budget_s=max(0.0, float(entry.get("retry_budget_s", 300))),
             roles=tuple(roles),
             extra_body=dict(entry.get("extra_body") or {}),
             headers=headers,

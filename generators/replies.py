@@ -1,9 +1,10 @@
 """Reading what a model server sent: the response body, and what a coder's reply amounts to.
 
 Real OpenAI-compatible servers (routers, vLLM, SGLang, Ollama, llama.cpp) do not always answer
-politely: a 200 can carry a cut-off JSON body, an `{"error": ...}` object or no choices; the
-reasoning can come in `reasoning_content`, `reasoning` or inline `<think>` tags; a refusal can
-come in `message.refusal` with empty content. Each is read here into one ChatResult.
+politely: a 200 can carry a cut-off JSON body, an `{"error": ...}` object or no choices; a
+refusal can come in `message.refusal` with empty content. Each is read here into one
+ChatResult. What the message says (its answer apart from reasoning in any form, content parts,
+tool calls) is read by refpool.core.reply, the one reader every role uses: `ChatResult.reply`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from renderer.extract import strip_reasoning
+from refpool.core.finish import LENGTH, finish_meaning
+from refpool.core.finish import REFUSAL as REFUSAL_ENDING
+from refpool.core.reply import Reply, content_parts, read_message, tool_markup
 
 REFUSAL = re.compile(
     r"\b(I\s+(?:can(?:no|')t|can\s+not|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
@@ -23,9 +26,7 @@ REFUSAL = re.compile(
     r"|I\s+(?:have\s+to|need\s+to)\s+decline|I\s+apologi[sz]e,?\s+but|Sorry,\s+(?:but\s+)?I)",
     re.I,
 )
-CUT = frozenset({"length", "max_tokens", "max_output_tokens", "token_limit"})
 _CURLY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
-_INLINE_THINK = re.compile(r"<(think|thinking|reasoning)>(.*?)(?:</\1>|\Z)", re.S | re.I)
 SNIPPET = 300  # characters of a bad body kept in the error
 
 
@@ -44,6 +45,13 @@ class ChatResult:
     http_status: int | None = None
     permanent: bool = False  # a 4xx that waiting or repeating will not cure
 
+    @property
+    def reply(self) -> Reply:
+        """The message read by the one reader (the same for a fresh and a stored reply)."""
+        message: dict[str, Any] = {"content": self.content, "reasoning_content": self.reasoning}
+        message["refusal"] = self.refusal
+        return read_message(message, self.finish_reason)
+
 
 def _snippet(text: str) -> str:
     text = text.strip()
@@ -51,14 +59,7 @@ def _snippet(text: str) -> str:
 
 
 def _text(value: Any) -> str:
-    """Message content as text: a string, or a list of content parts."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "".join(
-            str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in value if p
-        )
-    return "" if value is None else str(value)
+    return content_parts(value)[0]
 
 
 def _int(value: Any) -> int | None:
@@ -97,13 +98,14 @@ def parse_body(raw: bytes, status: int = 200) -> ChatResult:
     usage = data.get("usage")
     if not isinstance(usage, dict):
         usage = {}
-    refusal = message.get("refusal")
+    read = read_message(message, choice.get("finish_reason"))
     return ChatResult(
         outcome="ok",
-        content=_text(message.get("content")),
-        reasoning=_text(message.get("reasoning_content") or message.get("reasoning")),
-        finish_reason=choice.get("finish_reason"),
-        refusal=_text(refusal) or None,
+        # tool calls are kept with the text, in the form the reader reads back from storage
+        content=read.content + tool_markup(message),
+        reasoning=read.reasoning,
+        finish_reason=read.finish_reason,
+        refusal=read.refusal,
         prompt_tokens=_int(usage.get("prompt_tokens")),
         completion_tokens=_int(usage.get("completion_tokens")),
         http_status=status,
@@ -114,6 +116,7 @@ def _from_stream(text: str) -> str:
     """Server-sent events folded into one chat.completion body (unparseable lines are kept
     out; if nothing parses, the text is returned as it was, to be reported as malformed)."""
     content, reasoning, finish, usage, ok = [], [], None, None, False
+    calls: dict[int, dict[str, str]] = {}  # tool calls arrive as pieces, by index
     for line in text.splitlines():
         data = line.removeprefix("data:").strip()
         if not line.startswith("data:") or data == "[DONE]":
@@ -132,10 +135,17 @@ def _from_stream(text: str) -> str:
             delta = choice.get("delta") or choice.get("message") or {}
             content.append(_text(delta.get("content")))
             reasoning.append(_text(delta.get("reasoning_content") or delta.get("reasoning")))
+            for piece in delta.get("tool_calls") or []:
+                call = calls.setdefault(piece.get("index", 0), {"name": "", "arguments": ""})
+                function = piece.get("function") or {}
+                call["name"] += function.get("name") or ""
+                call["arguments"] += function.get("arguments") or ""
             finish = choice.get("finish_reason") or finish
     if not ok:
         return text
-    message = {"content": "".join(content), "reasoning_content": "".join(reasoning)}
+    message: dict[str, Any] = {"content": "".join(content), "reasoning_content": "".join(reasoning)}
+    if calls:
+        message["tool_calls"] = [{"type": "function", "function": calls[i]} for i in sorted(calls)]
     choice = {"index": 0, "message": message, "finish_reason": finish}
     return json.dumps({"choices": [choice], "usage": usage})
 
@@ -144,30 +154,30 @@ def is_refusal(text: str) -> bool:
     return bool(REFUSAL.search(text.translate(_CURLY)))
 
 
-def classify(result: ChatResult, extract: Callable[[str], str | None]) -> tuple[str, str | None]:
+def classify(result: ChatResult, extract: Callable[[Reply], str | None]) -> tuple[str, str | None]:
     """(outcome, program) for a coder reply.
 
     ok, truncated (finish_reason "length"), refusal, no_code, empty_reasoning (the answer is
     empty and the reasoning holds no sketch) or reasoning_code (the answer is empty, the reply
     finished normally and the sketch was found in the reasoning: used, and flagged as such).
+    `extract` finds the program in a Reply's answer and tool calls (renderer.extract_program).
     """
     if result.outcome != "ok":
         return result.outcome, None
-    content = result.content or ""
-    cut = result.finish_reason in CUT
-    program = extract(content) if content.strip() else None
+    reply = result.reply
+    ending = finish_meaning(result.finish_reason)
+    cut = ending == LENGTH
+    program = extract(reply) if reply.answer.strip() or reply.tool_texts else None
     if program is not None:
         return ("truncated" if cut else "ok"), program
-    answer = strip_reasoning(content.replace("\r\n", "\n"))
-    if result.refusal or result.finish_reason == "content_filter" or is_refusal(answer):
+    if reply.refusal or ending == REFUSAL_ENDING or is_refusal(reply.answer):
         return "refusal", None
-    if answer.strip():
+    if reply.answer.strip():
         return ("truncated" if cut else "no_code"), None
-    thought = result.reasoning + "\n".join(m[1] for m in _INLINE_THINK.findall(content))
-    if not thought.strip():
+    if not reply.thought.strip():
         return ("truncated" if cut else "no_code"), None
     if not cut:
-        program = extract(thought)
+        program = extract(Reply(reply.thought, "", reply.thought, ""))
         if program is not None:
             return "reasoning_code", program
     return "empty_reasoning", None

@@ -6,7 +6,8 @@ from collections import Counter, defaultdict
 from typing import Any
 
 from generators.jobs import TRANSIENT, Job
-from refpool.core.contracts import Candidate
+from generators.llm import explain
+from refpool.core.contracts import Candidate, ModelCall
 from refpool.core.store import Store, candidates, model_calls
 from refpool.core.store.photos import get_photos
 
@@ -16,7 +17,9 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
     keys = {job.key(r): job.generator for job in jobs for r in range(rounds)}
     made = candidates.by_job_keys(store, keys)
     calls = model_calls.by_job_keys(store, [*keys, *(key + "/critic" for key in keys)])
+    by_id = {call.id: call for call in calls}
     models: dict[str, dict[str, Any]] = {}
+    critic_failed: list[Candidate] = []
     for name in dict.fromkeys(job.generator for job in jobs):
         mine = [c for c in made if keys[c.job_key] == name]
         done = [c for c in mine if c.outcome not in TRANSIENT]
@@ -32,6 +35,7 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
         for c in done:
             by_round[c.round].append(c.accepted)
         accepted = [c for c in done if c.accepted]  # a critic_error round is not finished
+        critic_failed += [c for c in mine if c.outcome == "critic_error"]
         models[name] = {
             "candidates": len(mine),
             "accepted": len(accepted),
@@ -54,8 +58,30 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
                 for c in mine
                 if c.critic_call_id and c.critique is not None and c.critique.critic == "heuristic"
             ),
+            # what the vendor said for each round it failed: each distinct error, counted
+            "errors": _errors(
+                [c for c in mine if c.outcome in ("http_error", "timeout")], by_id, "coder"
+            ),
         }
-    return {"models": models, "photos": len({j.photo.id for j in jobs}), "rounds": rounds}
+    return {
+        "models": models,
+        "critic_errors": _errors(critic_failed, by_id, "critic"),
+        "photos": len({j.photo.id for j in jobs}),
+        "rounds": rounds,
+    }
+
+
+def _errors(
+    failed: list[Candidate], by_id: dict[int | None, ModelCall], role: str
+) -> list[dict[str, Any]]:
+    """[{error, rounds}] for failed rounds, from the last call of each (keys already scrubbed
+    when it was recorded), with what the user can do about it."""
+    said: Counter[str] = Counter()
+    for c in failed:
+        call = by_id.get(c.coder_call_id if role == "coder" else c.critic_call_id)
+        if call is not None and call.error:
+            said[explain(call.error, call.http_status)] += 1
+    return [{"error": e, "rounds": n} for e, n in said.most_common()]
 
 
 def _mean_coverage(accepted: list[Candidate]) -> float | None:
@@ -95,8 +121,19 @@ def format_summary(summary: dict[str, Any]) -> str:
 
 
 def problems(summary: dict[str, Any]) -> list[str]:
-    """What stopped part of a run and needs the user: disabled models, chains a bug stopped."""
+    """What stopped part of a run and needs the user: disabled models, each distinct error a
+    model's failed rounds ended with (once: not again if a disabled model's line said it),
+    chains a bug stopped."""
     out = list(summary.get("disabled", {}).values())
+    failed = [
+        (f"coder {name}", e) for name, m in summary["models"].items() for e in m.get("errors", [])
+    ]
+    failed += [("critic", e) for e in summary.get("critic_errors", [])]
+    for who, e in failed:
+        vendor_said = e["error"].split(" (", 1)[0]
+        if not any(vendor_said in line for line in out):
+            rounds = f"{e['rounds']} round{'s' if e['rounds'] != 1 else ''}"
+            out.append(f"{who}: {rounds} failed: {e['error']}")
     out += [f"a chain stopped on an unexpected error: {e}" for e in summary.get("chain_errors", [])]
     return out
 

@@ -67,6 +67,11 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--concurrency", type=int, default=None, help="judge requests in flight (default: entry)"
     )
+    p.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="ask the judge again about pairs it refused for good in an earlier run",
+    )
 
 
 def _with_judge(args: argparse.Namespace, work: Callable[[Store, Any], Awaitable[Any]]) -> Any:
@@ -74,7 +79,7 @@ def _with_judge(args: argparse.Namespace, work: Callable[[Store, Any], Awaitable
     from pool.reward.judge_config import make_judge
 
     store = Store.open()
-    endpoints = Endpoints(args.concurrency)
+    endpoints = Endpoints(args.concurrency, retry_failed=args.retry_failed)
 
     async def go() -> Any:
         try:
@@ -118,8 +123,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         result = await calibrate(store, judge, chosen, ids, policy, dropped)
-        if result.counts()["unresolved"] and getattr(judge, "last_error", None):
-            print(f"warning: judge calls failed, e.g. {judge.last_error}", file=sys.stderr)
+        _judge_trouble(judge, endpoints_of(judge), bool(result.counts()["unresolved"]))
         return result
 
     result = _with_judge(args, work)
@@ -137,13 +141,27 @@ def cmd_agreement(args: argparse.Namespace) -> int:
     from pool.reward.judge_agreement import judge_agreement
 
     async def work(store: Store, judge: Any) -> Any:
-        return await judge_agreement(store, judge, max_pairs=args.pairs)
+        result = await judge_agreement(store, judge, max_pairs=args.pairs)
+        _judge_trouble(judge, endpoints_of(judge), result.resolved < result.pairs)
+        return result
 
     result = _with_judge(args, work)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
     if not args.json and result.warning:
         print(f"warning: {result.warning}")
     return 0
+
+
+def endpoints_of(judge: Any) -> Any:
+    return getattr(judge, "endpoints", None)
+
+
+def _judge_trouble(judge: Any, endpoints: Any, unresolved: bool) -> None:
+    """Say why verdicts are missing: the judge's last error, and a judge stopped for the run."""
+    for why in getattr(endpoints, "disabled", {}).values():
+        print(f"error: {why}", file=sys.stderr)
+    if unresolved and getattr(judge, "last_error", None):
+        print(f"warning: judge calls failed, e.g. {judge.last_error}", file=sys.stderr)
 
 
 def cmd_score(args: argparse.Namespace) -> int:

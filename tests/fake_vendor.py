@@ -223,7 +223,19 @@ class FakeVendor:
             nth = self.seen[model]
             self.seen[model] += 1
             self.requests.append((model, time.time(), body, headers))
-        style = STYLES.get(model.removeprefix("fake/"))
+        from fake_vendor_replies import JUDGE_STYLES, REPLY_STYLES  # reply shapes (issue 21)
+
+        judge = JUDGE_STYLES.get(model.removeprefix("fake/"))
+        if judge is not None:  # a judge sees the two images it is asked about
+            return judge(body)
+        # -- failure shapes (issue 21, transport): tests/fake_vendor_failures.py --------------
+        from fake_vendor_failures import FAILURE_STYLES
+
+        failing = FAILURE_STYLES.get(model.removeprefix("fake/"))
+        if failing is not None:
+            return failing(nth, body)
+        # -- end of failure shapes ------------------------------------------------------------
+        style = (STYLES | REPLY_STYLES).get(model.removeprefix("fake/"))
         if style is None:
             return error(404, f"The model `{model}` does not exist.")
         return style(nth)
@@ -284,11 +296,12 @@ def models_file(path: Path, base_url: str, styles: list[str], **overrides: Any) 
     entries = {}
     for style in styles:
         critic = style.startswith("critic")
+        judge = style.startswith("judge")
         entries[style] = {
             "model": f"fake/{style}",
             "base_url": base_url,
-            "accepts_images": critic,
-            "roles": ["critic"] if critic else ["coder"],
+            "accepts_images": critic or judge,
+            "roles": ["critic"] if critic else ["judge"] if judge else ["coder"],
             "temperatures": [0.6],
             "max_tokens": 2400,
             "timeout_s": 1.5 if style == "slow-drip" else 30,

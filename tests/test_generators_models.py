@@ -296,7 +296,8 @@ def test_vlm_critique_parsing_is_strict_about_scores():
     loose = (
         '{"fidelity": 11, "watercolor": 3, "composition": 2, "coverage": 1, "advice": ["a", "b"]}'
     )
-    assert parse_critique(loose, "v").scores["fidelity"] == 10
+    with pytest.raises(ValueError, match="ambiguous"):  # 11 of 10, or 11 of 100: never clamped
+        parse_critique(loose, "v")
     with pytest.raises(ValueError, match="composition"):
         parse_critique('{"scores": {"fidelity": 5, "watercolour": 5, "coverage": 5}}', "v")
     with pytest.raises(ValueError):

@@ -107,3 +107,20 @@ def test_the_revise_prompt_states_the_real_round_count(store, sample_photos, tmp
     prev = Previous(0, fv.SKETCH, None, None)
     text = json.dumps(coder.messages(job, 1, prev))
     assert "round 2 of 5" in text and "of 3" not in text
+
+
+def test_structured_output_is_a_field_and_json_mode_says_what_replaced_it(tmp_path):
+    assert load_models(_write(tmp_path))["mine"].structured_output is None  # the role decides
+    cfg = load_models(_write(tmp_path, structured_output="json_object"))["mine"]
+    assert llm.response_format(cfg, "judge", {"type": "object"}) == {
+        "response_format": {"type": "json_object"}
+    }
+    default = load_models(_write(tmp_path))["mine"]
+    assert llm.response_format(default, "critic") is None
+    assert llm.response_format(default, "judge", {"type": "object"})["response_format"]["type"] == (
+        "json_schema"
+    )
+    with pytest.raises(ValueError, match="structured_output must be one of none, json_object"):
+        load_models(_write(tmp_path, structured_output="yes"))
+    with pytest.raises(ValueError, match="'json_mode' is retired: use \"structured_output\""):
+        load_models(_write(tmp_path, json_mode=True))

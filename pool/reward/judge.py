@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
-import json
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -28,7 +27,9 @@ from string import Template
 from typing import Any, Protocol
 
 from generators import llm
+from refpool.core import loose_json
 from refpool.core.errors import RefpoolError
+from refpool.core.reply import strip_reasoning
 from refpool.core.store import Store, sha256_bytes
 from refpool.core.store.calibration import JudgedPair, get_pair, save_pair
 
@@ -46,7 +47,6 @@ VERDICT_SCHEMA: dict[str, Any] = {
     "required": ["winner", "reason"],
     "additionalProperties": False,
 }
-_WINNER = re.compile(r'"winner"\s*:\s*"([AB])"')
 
 
 class JudgeError(RefpoolError, RuntimeError):
@@ -67,20 +67,108 @@ def judge_prompt(criteria: str | None = None) -> str:
     return Template(text).safe_substitute(criteria=criteria).strip()
 
 
-def parse_verdict(text: str) -> tuple[str | None, str]:
-    """(winner A/B or None, reason) from a reply; a truncated reply keeps its leading winner."""
-    match = re.search(r"\{.*\}", text or "", re.S)
-    if match:
+# How judges name a painting: A/B, first/second, 1/2 (a bare letter only in capitals).
+_SIDE = {"a": "A", "b": "B", "1": "A", "2": "B", "first": "A", "second": "B"}
+_NOUN = r"(?:image|painting|picture|option|candidate|watercolou?r)"
+_PICK = rf"(?:{_NOUN}\s+#?([ab12])\b|(?:the\s+)?(first|second)\b(?:\s+{_NOUN})?|(?-i:\b([AB])\b))"
+_KEYS = ("winner", "verdict", "choice", "answer", "better", "preferred", "preference", "best")
+# Strong: MT-Bench's [[A]], a labelled answer, a cut-off JSON verdict. Weak: a phrase.
+_STRONG = (
+    re.compile(r"\[\[\s*([AB])\s*\]\]", re.I),
+    re.compile(
+        rf"\b(?:final\s+)?(?:{'|'.join(_KEYS)}|better\s+(?:one|{_NOUN}))[\"']?\s*(?:is|:|=)"
+        rf"\s*[\"'*]*\s*{_PICK}",
+        re.I,
+    ),
+)
+_WEAK = (
+    re.compile(
+        rf"{_PICK}\s+(?:is|looks|seems|appears|reads|feels)\s+(?:\w+ly\s+)?(?:the\s+)?"
+        r"(?:better|stronger|superior|preferable|preferred|winner|more\s+(?:successful|"
+        r"convincing|accomplished|skill?ful))\b",
+        re.I,
+    ),
+    re.compile(rf"\b(?:prefer|choose|chose|pick|select|go\s+with)\s+{_PICK}", re.I),
+    re.compile(rf"{_PICK}\s+wins\b", re.I),
+)
+_NEGATED = re.compile(r"\b(?:not|nor|neither|never|n't)\W+(?:\w+\W+)?$", re.I)
+_BARE = re.compile(rf"^[\W_]*(?:(?:winner|answer|verdict)\W+)?{_PICK}[\W_]*$", re.I)
+
+
+def _side(match: re.Match[str]) -> str | None:
+    picked = next((g for g in reversed(match.groups()) if g), None)
+    return _SIDE.get(picked.lower()) if picked else None
+
+
+def _value_side(value: Any) -> str:
+    """A JSON verdict value as A or B; "?" for a value that names neither (a tie, "both")."""
+    plain = str(value).strip(" \t\n\"'.*()[]").lower()
+    if plain in _SIDE:  # "b", "2", "Second"
+        return _SIDE[plain]
+    found = _BARE.match(str(value).strip()) or re.match(rf"^\W*{_PICK}", str(value).strip(), re.I)
+    side = _side(found) if found else None
+    return side or "?"
+
+
+def _json_verdicts(answer: str) -> tuple[list[str], str, str]:
+    """(sides named by JSON objects, the reason given, the text outside those objects)."""
+    sides, reason, outside, last = [], "", [], 0
+    for start, end in loose_json.objects(answer):
         try:
-            data = json.loads(match.group(0))
-        except json.JSONDecodeError:
-            data = None
-        if isinstance(data, dict):
-            winner = data.get("winner")
-            reason = str(data.get("reason", ""))[:200]
-            return (winner if winner in ("A", "B") else None), reason
-    cut = _WINNER.search(text or "")
-    return (cut.group(1) if cut else None), (text or "")[:80]
+            data = loose_json.load(answer[start:end])
+        except ValueError:
+            continue
+        inner = (
+            [data] + [v for v in data.values() if isinstance(v, dict)]
+            if isinstance(data, dict)
+            else []
+        )
+        for item in inner:
+            keys = {str(k).lower(): v for k, v in item.items()}
+            named = [keys[k] for k in _KEYS if k in keys and not isinstance(keys[k], dict)]
+            if named:
+                sides.append(_value_side(named[0]))
+                why = next(
+                    (keys[k] for k in ("reason", "explanation", "rationale", "why") if k in keys),
+                    "",
+                )
+                reason = reason or str(why)
+        outside.append(answer[last:start])
+        last = end
+    outside.append(answer[last:])
+    return sides, reason, "".join(outside)
+
+
+def _phrase_sides(text: str, patterns: tuple[re.Pattern[str], ...]) -> list[str]:
+    sides = []
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            if _NEGATED.search(text[max(0, match.start() - 24) : match.start()]):
+                continue  # "neither A nor B is better"
+            side = _side(match)
+            if side:
+                sides.append(side)
+    return sides
+
+
+def parse_verdict(text: str) -> tuple[str | None, str]:
+    """(winner A/B or None, reason) from a reply's final answer (reasoning never counts).
+
+    Read, strongest evidence first: JSON (`{"winner": "b"}`, "Image B"), MT-Bench's `[[A]]`, a
+    labelled answer ("Winner: A"), a cut-off JSON verdict; then a phrase ("Image B is better",
+    "I prefer A"); then a bare `A`. Evidence of one strength that names both paintings, or a
+    verdict that names neither (a tie), is no verdict: the pair stays unresolved.
+    """
+    answer = strip_reasoning(text or "").strip()
+    json_sides, reason, outside = _json_verdicts(answer)
+    strong = json_sides + _phrase_sides(outside, _STRONG)
+    first_line = next((line for line in answer.splitlines() if line.strip()), "")
+    bare = _BARE.match(first_line)
+    for sides in (strong, _phrase_sides(outside, _WEAK), [_side(bare) or "?"] if bare else []):
+        if sides:
+            winner = sides[0] if len(set(sides)) == 1 and sides[0] != "?" else None
+            return winner, (reason or answer)[:200]
+    return None, answer[:200]
 
 
 @dataclass(frozen=True)
@@ -122,6 +210,11 @@ class VLMJudge:
         self.key = f"{cfg.model}#{prompt_hash}"
         self.last_error: str | None = None  # the latest failed call, for the summary
 
+    @property
+    def concurrency(self) -> int:
+        """Requests this judge may have in flight (its endpoint's limit)."""
+        return self.endpoints.limit(self.cfg)
+
     async def verdict(self, first: bytes, second: bytes) -> Verdict:
         job_key = f"judge/{self.key}/{sha256_bytes(first)[:16]}/{sha256_bytes(second)[:16]}"
         reused = llm.paid_reply(self.store, job_key, "judge")
@@ -138,7 +231,6 @@ class VLMJudge:
                     ],
                 }
             ]
-            schema = {"name": "verdict", "schema": VERDICT_SCHEMA, "strict": True}
             result = await llm.chat(
                 self.store,
                 self.endpoints,
@@ -146,15 +238,16 @@ class VLMJudge:
                 messages,
                 purpose="judge",
                 temperature=JUDGE_TEMPERATURE,
-                extra={"response_format": {"type": "json_schema", "json_schema": schema}},
+                # the entry's structured_output (json_schema unless a server refuses it)
+                extra=llm.response_format(self.cfg, "judge", VERDICT_SCHEMA, "verdict"),
                 job_key=job_key,
             )
-        if result.outcome != "ok":
-            self.last_error = f"{result.outcome}: {result.error or 'no detail'}"
-            if getattr(result, "permanent", False):  # e.g. 401/404: no point asking again
-                self.endpoints.disable(self.cfg, result.error or result.outcome)
-            return Verdict(None, self.last_error, result.call_id)
-        winner, reason = parse_verdict(result.content)
+        if result.outcome != "ok":  # a model that refuses for good is stopped by llm.chat
+            said = f"{result.outcome}: {llm.explain(result.error, result.http_status)}"
+            if result.call_id is not None or self.last_error is None:  # a call's own error
+                self.last_error = said
+            return Verdict(None, said, result.call_id)
+        winner, reason = parse_verdict(result.reply.answer)  # never the reasoning
         return Verdict(winner, reason, result.call_id)
 
 

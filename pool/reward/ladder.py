@@ -208,14 +208,19 @@ async def calibrate(
     """
     # kept by sha256 like every PNG a model call names, so each logged call can be looked at
     shas = [store.put_png(p.png) for p in paintings]
-    entries = []
-    for cid in candidate_ids:
-        cand = candidates.get(store, cid)
-        if cand is None or not cand.png_sha or not store.png_path(cand.png_sha).exists():
-            continue
-        ref = store.png_path(cand.png_sha).read_bytes()
-        opponents = [p for p in paintings if p.candidate_id != cid and p.sha != cand.png_sha]
-        pairs = await asyncio.gather(*(judge_pair(store, judge, p.png, ref) for p in opponents))
+    # Candidates are judged together, so the judge's own limit, not one candidate's handful of
+    # pairs, bounds the requests in flight; a few more candidates than the limit are open at
+    # once, so the limit stays full while one candidate's last pairs finish.
+    open_candidates = asyncio.Semaphore(2 * max(1, getattr(judge, "concurrency", 4)))
+
+    async def place(cid: int) -> LadderEntry | None:
+        async with open_candidates:
+            cand = candidates.get(store, cid)
+            if cand is None or not cand.png_sha or not store.png_path(cand.png_sha).exists():
+                return None
+            ref = store.png_path(cand.png_sha).read_bytes()
+            opponents = [p for p in paintings if p.candidate_id != cid and p.sha != cand.png_sha]
+            pairs = await asyncio.gather(*(judge_pair(store, judge, p.png, ref) for p in opponents))
         resolved = [p for p in pairs if p.score is not None]
         rate = (
             sum(p.score for p in resolved if p.score is not None) / len(resolved)
@@ -234,10 +239,13 @@ async def calibrate(
             paintings=tuple(shas),
             judge_key=judge.key,
         )
-        save_ladder_entry(store, entry)
-        entries.append(entry)
+        save_ladder_entry(store, entry)  # as each candidate is placed: a crash keeps it
         if on_entry is not None:
             on_entry(entry)
+        return entry
+
+    placed = await asyncio.gather(*(place(cid) for cid in candidate_ids))
+    entries = [e for e in placed if e is not None]
     info = [
         {"label": p.label, "sha256": p.sha, "coverage": round(p.coverage, 4)} for p in paintings
     ]

@@ -16,7 +16,12 @@ from refpool.core.store.db import Store
 
 # Key-shaped strings a vendor may echo in an error body (masked or not): never stored.
 _SECRETS = (
-    re.compile(r"\b(?:hf|sk|pk|rk|gsk|xai|nvapi)[_-][A-Za-z0-9*•._-]{3,}"),
+    # a vendor prefix, then a key's body: long, or masked (hf_S****T123). A word such as the
+    # model name `hf-loading` is neither, and stays.
+    re.compile(
+        r"\b(?:hf|sk|pk|rk|gsk|xai|nvapi)[_-]"
+        r"(?:[A-Za-z0-9._-]*[*•][A-Za-z0-9*•._-]*|(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{16,})"
+    ),
     re.compile(r"(?i)\bbearer\s+[^\s\"',}]+"),
     re.compile(
         r"(?i)((?:api[_-]?key|access[_-]?token|token|secret|authorization|password)"
@@ -87,6 +92,19 @@ def by_job_keys(store: Store, keys: Iterable[str]) -> list[ModelCall]:
     sql = "SELECT * FROM model_calls WHERE job_key IN ({marks})"
     rows = store.query_in(sql, list(keys))
     return sorted((from_row(r) for r in rows), key=lambda call: call.id or 0)
+
+
+def latest_answered(
+    store: Store, model: str, base_url: str, purpose: str, n: int = 2
+) -> list[ModelCall]:
+    """The latest `n` calls to this model that got an HTTP answer, oldest first: whether the
+    model refused for good is read from them (generators.llm.permanent_refusal)."""
+    rows = store.query(
+        "SELECT * FROM model_calls WHERE model = ? AND base_url = ? AND purpose = ?"
+        " AND http_status IS NOT NULL ORDER BY id DESC LIMIT ?",
+        (model, base_url, purpose, n),
+    )
+    return [from_row(r) for r in reversed(rows)]
 
 
 def latest_status(store: Store, model: str, base_url: str, purpose: str) -> ModelCall | None:

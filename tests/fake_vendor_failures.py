@@ -1,0 +1,168 @@
+"""Failure shapes for the fake vendor (tests/fake_vendor.py): how real servers fail.
+
+Each is a style (`fake/<style>`) that sees how many requests its model id had (`nth`) and the
+request body: OpenRouter's and Zhipu's errors met mid-generation inside a 200 (`finish_reason`
+`error` with `choices[0].error`, `network_error` with half a program), Zhipu's `sensitive`
+stop, a lone UTF-16 surrogate, DashScope's `400 data_inspection_failed` and OpenRouter's 403
+for flagged input, a 402 with no credit, a 429 `insufficient_quota`, OpenAI-style
+`x-ratelimit-reset-*` headers, the HF router's loading model with `estimated_time`, a
+context-length 400, a 422 for an unknown field, a 413, a 200 carrying an HTML error page,
+llama.cpp's 500 for image parts to a text-only model, and a server that refuses
+`response_format: json_schema`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from fake_vendor import CRITIC, CUT_DRAFT, FENCED, Answer, completion
+
+
+def _body(status: int, payload: Any, headers: dict[str, str] | None = None) -> Answer:
+    return Answer(status, json.dumps(payload).encode(), headers or {})
+
+
+def _then_good(bad: Callable[[], Answer], times: int = 1, good: str = FENCED):
+    """Bad for the first `times` requests of this model id, then a good answer."""
+    return lambda nth, body: bad() if nth < times else completion(good)
+
+
+def _broken_off(finish: str, content: str, error: dict | None) -> Answer:
+    answer = completion(content, finish=finish)
+    payload = json.loads(answer.body)
+    if error is not None:
+        payload["choices"][0]["error"] = error
+    return Answer(body=json.dumps(payload).encode())
+
+
+_OR_ERROR = {"code": 502, "message": "Provider returned error", "metadata": {"raw": "upstream"}}
+_HALF = f"```js\n{CUT_DRAFT}\n```"
+# a lone high surrogate, as a model that split an emoji sends it (valid JSON: "\ud83c")
+_SURROGATE = FENCED.replace("noLoop();", "noLoop(); // petals \ud83c")
+_INSPECTION = {
+    "error": {
+        "code": "data_inspection_failed",
+        "param": None,
+        "message": "Input data may contain inappropriate content.",
+        "type": "data_inspection_failed",
+    }
+}
+_FLAGGED = {
+    "error": {
+        "code": 403,
+        "message": "fake/or-flagged requires moderation: Input was flagged",
+        "metadata": {"reasons": ["violence"], "flagged_input": "a red flower..."},
+    }
+}
+_NO_CREDIT = {"error": {"code": 402, "message": "Insufficient credits. Add more credits."}}
+_QUOTA = {
+    "error": {
+        "message": "You exceeded your current quota, please check your plan and billing details.",
+        "type": "insufficient_quota",
+        "code": "insufficient_quota",
+    }
+}
+_RATE = {"error": {"message": "Rate limit reached for requests", "type": "requests"}}
+_CONTEXT = {
+    "error": {
+        "message": "This model's maximum context length is 8192 tokens. However, you requested"
+        " 12000 tokens. Please reduce the length of the messages.",
+        "type": "invalid_request_error",
+        "code": "context_length_exceeded",
+    }
+}
+_EXTRA = {
+    "detail": [
+        {
+            "type": "extra_forbidden",
+            "loc": ["body", "chat_template_kwargs"],
+            "msg": "Extra inputs are not permitted",
+        }
+    ]
+}
+_TOO_LARGE = {"error": {"message": "request entity too large: images up to 10 MB"}}
+_HTML = b"<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>"
+_CONCAT = {
+    "error": {
+        "code": 500,
+        "message": 'can only concatenate str (not "list") to str',
+        "type": "server_error",
+    }
+}
+_NO_SCHEMA = {
+    "detail": [
+        {
+            "type": "literal_error",
+            "loc": ["body", "response_format", "type"],
+            "msg": "Input should be 'text' or 'json_object'",
+            "input": "json_schema",
+        }
+    ]
+}
+
+
+def _loading(nth: int, body: dict) -> Answer:
+    """The HF router while a model loads: 503 and how long it thinks loading takes."""
+    if nth < 2:
+        payload = {"error": "Model fake/hf-loading is currently loading", "estimated_time": 1.0}
+        return _body(503, payload)
+    return completion(FENCED)
+
+
+def _rate_reset(nth: int, body: dict) -> Answer:
+    """OpenAI's rate-limit headers: the request budget is spent and resets in 1.2 s."""
+    if nth == 0:
+        headers = {
+            "x-ratelimit-remaining-requests": "0",
+            "x-ratelimit-reset-requests": "1s200ms",
+            "x-ratelimit-remaining-tokens": "39000",
+            "x-ratelimit-reset-tokens": "9m0s",  # not the budget that ran out: ignored
+        }
+        return _body(429, _RATE, headers)
+    return completion(FENCED)
+
+
+def coverage_verdict(body: dict) -> Answer:
+    """A judge's JSON verdict: more paint wins, A when equal."""
+    from judge_fakes import request_images
+
+    from renderer.gate import measure_coverage
+
+    first, second = (measure_coverage(png) for png in request_images(body))
+    winner = "B" if second > first + 1e-9 else "A"
+    return completion(json.dumps({"winner": winner, "reason": "more paint"}))
+
+
+def _no_json_schema(nth: int, body: dict) -> Answer:
+    """llama-cpp-python's server: response_format may be text or json_object, nothing else."""
+    kind = (body.get("response_format") or {}).get("type")
+    return _body(422, _NO_SCHEMA) if kind == "json_schema" else coverage_verdict(body)
+
+
+FAILURE_STYLES: dict[str, Callable[[int, dict], Answer]] = {
+    # -- a 200 that is a vendor failure, or a refusal ------------------------------------------
+    "or-error-200": _then_good(lambda: _broken_off("error", _HALF, _OR_ERROR)),
+    "glm-network-error": _then_good(lambda: _broken_off("network_error", _HALF, None)),
+    "glm-network-error-always": lambda nth, body: _broken_off("network_error", _HALF, None),
+    "glm-sensitive": lambda nth, body: completion(_HALF, finish="sensitive"),
+    "surrogate": lambda nth, body: completion(_SURROGATE),
+    # -- errors scoped by meaning ---------------------------------------------------------------
+    "or-flagged": _then_good(lambda: _body(403, _FLAGGED)),
+    "credit-402": lambda nth, body: _body(402, _NO_CREDIT),
+    "quota-429": lambda nth, body: _body(429, _QUOTA),
+    "critic-inspection": _then_good(lambda: _body(400, _INSPECTION), good=json.dumps(CRITIC)),
+    # -- retry timing ---------------------------------------------------------------------------
+    "rate-reset": _rate_reset,
+    "hf-loading": _loading,
+    # -- permanent failures of a coder ----------------------------------------------------------
+    "context-400": lambda nth, body: _body(400, _CONTEXT),
+    "extra-422": lambda nth, body: _body(422, _EXTRA),
+    "image-413": lambda nth, body: _body(413, _TOO_LARGE),
+    "html-200": lambda nth, body: Answer(200, _HTML, {"content-type": "text/html"}),
+    # -- what a real llama.cpp server does ------------------------------------------------------
+    "critic-llama-images": lambda nth, body: _body(500, _CONCAT),
+    "judge-no-json-schema": _no_json_schema,
+    "judge-down": lambda nth, body: _body(500, {"error": {"message": "upstream exploded"}}),
+}
