@@ -1,14 +1,15 @@
 """Browser lifecycle: one headless Chromium, a queue of warm harness pages, health and restart.
 
-Each slot is a browser context holding one harness page, used for ONE job and then thrown
-away: nothing a sketch leaves behind (head/body nodes, patched prototypes, a lost WebGL
-context, timers, a busy loop) can meet the next job. The next page is opened while the
+Each slot is a browser context holding one painting page (harness.js), used for ONE job and
+then thrown away. The sketch itself runs in a Worker the page terminates when the job ends,
+so nothing it leaves running meets the next job, and the page never runs sketch code. The next page is opened while the
 current job runs, so the cost is mostly CPU, not latency. A job that hangs or crashes its
 page costs only that slot; if the browser itself is unhealthy it is restarted. Slots of an
 earlier launch are never handed out again.
 
-No request leaves a page: the browser sends everything but the harness's own server to a
-proxy that does not exist, and any other request or popup is recorded against the job.
+No request leaves a page or its workers: the browser sends everything but the harness's own
+server to a proxy that does not exist, WebRTC may not use UDP around it, and any other request
+or popup is recorded against the job.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from refpool.core.errors import RefpoolInfraError
 from renderer.libserver import LibServer, library_versions
-from renderer.profiles import shadowed_globals
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext, Page, Playwright, Request
@@ -85,6 +85,9 @@ def network_flags(origin_host: str) -> list[str]:
         f"--proxy-bypass-list=<-loopback>;{origin_host}",
         "--no-pings",
         "--disable-features=NetworkPrediction,SpeculationRulesPrefetchProxy,Prerender2",
+        # WebRTC may not send UDP around the proxy (STUN/TURN to a loopback port).
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
     ]
 
 
@@ -134,7 +137,7 @@ class BrowserPool:
         self.api = "__rp_" + secrets.token_hex(8)  # the page's API lives under this name
         self.generation = 1
         self.slots: asyncio.Queue[Slot] = asyncio.Queue()
-        self.shadowed: list[tuple[str, str]] = []
+        self.p5_facts: dict[str, Any] = {}  # p5's function names and constants, per launch
         self._health: Slot | None = None
         self._restart_lock = asyncio.Lock()
         self._health_lock = asyncio.Lock()
@@ -253,15 +256,10 @@ class BrowserPool:
             await self.restart("could not open a fresh page")
 
     async def _fill(self) -> None:
-        """Open the slots of a fresh browser, learning the page's globals on the first."""
+        """Open the slots of a fresh browser, learning p5's names on the first."""
         self._health = None
-        # Every global the page has beyond JS's own and p5's is hidden from sketches: DOM
-        # constructors (Text, Option, Range...) would otherwise lead back to `document`.
-        self.shadowed = []
         first = await self._new_slot()
-        page_globals = await first.page.evaluate("(api) => window[api].globals()", self.api)
-        self.shadowed = shadowed_globals(page_globals)
-        await self._configure(first)
+        self.p5_facts = await first.page.evaluate("(api) => window[api].p5Facts()", self.api)
         await self.slots.put(first)
         # One page more than jobs may run at once: each page serves one job, and the spare
         # means the next job need not wait while a used page is replaced.
@@ -300,16 +298,7 @@ class BrowserPool:
         page.on("request", on_request)
         page.on("popup", on_popup)
         await page.goto(f"{self.server.origin}/harness.html#{self.api}", wait_until="load")
-        if self.shadowed:
-            await self._configure(slot)
         return slot
-
-    async def _configure(self, slot: Slot) -> None:
-        """Hand the page its tripwires once, rather than the whole list with every job."""
-        pairs = [list(pair) for pair in self.shadowed]
-        await slot.page.evaluate(
-            "([api, pairs]) => window[api].configure(pairs)", [self.api, pairs]
-        )
 
     # -- health ------------------------------------------------------------------------------
     async def after_sketch_failure(self, slot: Slot, what: str, last_attempt: bool) -> list[str]:

@@ -26,7 +26,7 @@ from refpool.core.defaults import GATE_PROFILE
 from renderer.browser import CHROMIUM_FLAGS, BrowserPool, InfraError, Slot, default_slots
 from renderer.cache import RenderCache, cache_key, program_sha
 from renderer.gate import static_check
-from renderer.job import job_script, job_spec
+from renderer.job import job_script, page_spec, realm_config
 from renderer.profiles import CODES, Profile, get_profile
 from renderer.verdict import (
     PageOutcome,
@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+REPLAY_GRACE_S = 5.0  # beyond the deadline: the page reports its own timeouts first
 
 
 @dataclass
@@ -107,7 +108,9 @@ class Renderer:
         """p5, p5.brush and Chromium versions ({} before `start()`)."""
         return self._pool.versions if self._pool is not None else {}
 
-    def cache_key(self, source: str, seed: int, profile: str) -> str:
+    def cache_key(
+        self, source: str, seed: int, profile: str, deadline_s: float | None = None
+    ) -> str:
         """The render cache's key; `profile` is the gate profile's name."""
         size = (self.config.width, self.config.height)
         return cache_key(
@@ -117,6 +120,7 @@ class Renderer:
             lib_versions=self.lib_versions,
             profile=profile,
             max_frames=self.config.max_frames,
+            deadline_s=deadline_s or self.config.deadline_s,
         )
 
     # -- rendering --------------------------------------------------------------------------
@@ -137,7 +141,7 @@ class Renderer:
         """
         resolved = get_profile(profile) if profile else self.profile
         pool = self.pool
-        key = self.cache_key(source, seed, resolved.name)
+        key = self.cache_key(source, seed, resolved.name, deadline_s)
         cached = None if skip_static else self._cache.get(key)
         if cached is not None:
             self.stats["cache_hits"] += 1
@@ -208,15 +212,19 @@ class Renderer:
         deadline_s: float,
         last_attempt: bool,
     ) -> PageOutcome:
-        url = pool.server.add_job(secrets.token_hex(12), job_script(source, pool.shadowed))
-        spec = job_spec(
-            source,
+        url = pool.server.job_url(secrets.token_hex(12))
+        config = realm_config(
+            profile,
             seed,
             script_url=url,
-            shadow_count=len(pool.shadowed),
-            profile=profile,
             size=(self.config.width, self.config.height),
             max_frames=self.config.max_frames,
+            p5_facts=pool.p5_facts,
+        )
+        script, prefix_lines = job_script(source, config)
+        pool.server.add_job(url, script)
+        spec = page_spec(
+            source, config, worker_url=url, prefix_lines=prefix_lines, deadline_s=deadline_s
         )
         slot.console.clear()
         settled = False  # the slot is accounted for: still good, or already replaced
@@ -224,6 +232,9 @@ class Renderer:
             outcome = await self._drive(pool, slot, spec, deadline_s)
             settled = True
             return outcome
+        except SketchFault:  # the page stopped the sketch's worker itself: the slot is fine
+            settled = True
+            raise
         except TimeoutError:
             console = await pool.after_sketch_failure(slot, "timeout", last_attempt)
             settled = True
@@ -250,20 +261,28 @@ class Renderer:
     async def _drive(
         self, pool: BrowserPool, slot: Slot, spec: dict[str, Any], deadline_s: float
     ) -> PageOutcome:
-        """Run the job on the page; its answer carries the canvas's own pixels."""
+        """Run the job on the page; its answer carries the canvas's own pixels.
+
+        The page stops the sketch's worker, or its painting, at the deadline; a page that
+        has not answered a short grace later is given up as hung.
+        """
         run = slot.page.evaluate("([api, spec]) => window[api].run(spec)", [pool.api, spec])
-        outcome = parse_outcome(await asyncio.wait_for(run, timeout=deadline_s))
-        if outcome.status == "infra":  # our harness or the GPU, not the sketch: retry
+        raw = await asyncio.wait_for(run, timeout=deadline_s + REPLAY_GRACE_S)
+        outcome = parse_outcome(raw, (self.config.width, self.config.height))
+        if outcome.status == "timeout":
+            raise SketchFault.timeout(deadline_s, outcome.console)
+        if outcome.status == "infra":  # our harness failed before any sketch code ran: retry
             slot.dead = True
             await pool.recycle(slot)
             raise InfraError(f"harness: {outcome.detail}")
         late = await late_violations(pool, slot)
         if late:  # an attempt to leave the page: the job fails, whatever it painted
             violations = [*outcome.violations, *late]
+            console = [*outcome.console, *slot.console][:50]
             return dataclasses.replace(
-                outcome, status="error", violations=violations, png=None, console=slot.console[:50]
+                outcome, status="error", violations=violations, png=None, console=console
             )
-        return dataclasses.replace(outcome, console=list(slot.console[:50]))
+        return dataclasses.replace(outcome, console=[*outcome.console, *slot.console][:50])
 
 
 async def late_violations(pool: BrowserPool, slot: Slot) -> list[Violation]:

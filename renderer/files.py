@@ -13,8 +13,10 @@ from pathlib import Path
 
 from refpool.core.contracts import Render
 from refpool.core.errors import RefpoolError
+from refpool.core.text import repair_data
 from renderer.engine import Renderer
 from renderer.extract import extract_program
+from renderer.jsfacts import StaticPassUnavailable
 
 
 class UnreadableFile(RefpoolError, ValueError):
@@ -23,13 +25,15 @@ class UnreadableFile(RefpoolError, ValueError):
 
 @dataclass(frozen=True)
 class FileRender:
-    """One file's outcome: its render, or why it could not be read (`unreadable`)."""
+    """One file's outcome: its render, why it could not be read (`unreadable`), or why our
+    machinery could not judge it (`failed`, e.g. the static pass broke)."""
 
     index: int  # position in the list of files given
     file: str  # as given
     source: str | None = None
     render: Render | None = None
     unreadable: str | None = None
+    failed: str | None = None
 
     @property
     def path(self) -> Path:
@@ -58,6 +62,12 @@ def read_program(path: Path) -> str:
     return text
 
 
+def repaired(result: Render) -> Render:
+    """The render with every string valid Unicode (a sketch's console may hold lone
+    surrogates), so the store, files and terminals that take it never refuse it."""
+    return Render.from_dict({**repair_data(result.to_dict()), "png": result.png})
+
+
 async def render_files(
     renderer: Renderer, files: Sequence[str], *, seed: int = 0
 ) -> AsyncIterator[FileRender]:
@@ -68,7 +78,12 @@ async def render_files(
             source = read_program(Path(name))
         except UnreadableFile as exc:
             return FileRender(index, name, unreadable=str(exc))
-        return FileRender(index, name, source, await renderer.render(source, seed=seed))
+        try:
+            return FileRender(
+                index, name, source, repaired(await renderer.render(source, seed=seed))
+            )
+        except StaticPassUnavailable as exc:  # ours, and it ends only this file's judging
+            return FileRender(index, name, source, failed=f"the static pass failed: {exc}")
 
     jobs = [asyncio.ensure_future(one(i, name)) for i, name in enumerate(files)]
     try:

@@ -9,7 +9,6 @@ time does not get past the gate. A name the sketch declares itself (a helper cal
 from __future__ import annotations
 
 import io
-import re
 from typing import Any
 
 import numpy as np
@@ -20,18 +19,17 @@ from refpool.core.defaults import GATE_PROFILE
 from renderer.jsfacts import MAX_SOURCE_CHARS, ParseError, StaticPassTimeout, js_facts
 from renderer.profiles import (
     CODES,
-    P5_HELPERS,
-    P5_PRIMITIVES,
     PAINTING_CALLS,
     SHADOWED,
     Profile,
     get_profile,
+    p5_call_code,
 )
 
 # Globals a sketch may not name (beyond the page's own, which the run-time gate shadows).
 _FORBIDDEN_NAMES = {name: code for name, code in SHADOWED}
 _FORBIDDEN_NAMES.update({"eval": "forbidden_api", "importScripts": "forbidden_api"})
-_FORBIDDEN_NAMES.update({"Promise": "async_sketch", "drawingContext": "raw_webgl"})
+_FORBIDDEN_NAMES.update({"drawingContext": "raw_webgl"})  # awaiting is honest in the realm
 _FORBIDDEN_NAMES.pop("brush", None)
 _CREATE_OK = {"createCanvas", "createVector"}
 _REFUSED_HINTS = {
@@ -42,20 +40,12 @@ _REFUSED_HINTS = {
 
 
 def _call_code(name: str) -> str | None:
-    """The code a call of an undeclared p5 name earns, as the page would categorise it."""
-    if name in P5_HELPERS or name in _CREATE_OK:
+    """The code a call of an undeclared p5 name earns: the run-time rule (p5_call_code), minus
+    what the static pass cannot tell from a user's own function (unknown names pass here)."""
+    if name in _CREATE_OK:
         return None
-    if name == "text" or (name.startswith("text") and name[4:5].isupper()) or name == "loadFont":
-        return "text"
-    if name in P5_PRIMITIVES:
-        return "p5_primitive"
-    if name in ("loadPixels", "updatePixels"):
-        return "pixel_write"
-    if name in ("createGraphics", "createFramebuffer", "createShader", "loadShader", "shader"):
-        return "offscreen_buffer"
-    if re.fullmatch(r"(load|save|create|http)[A-Z]\w*|save", name):
-        return "forbidden_api"
-    return None
+    code = p5_call_code(name)
+    return None if code in ("helper", "p5_forbidden") else code
 
 
 def _static_facts(source: str) -> list[Violation] | dict[str, Any]:
@@ -87,11 +77,10 @@ def static_check(source: str | None, profile: str | Profile = GATE_PROFILE) -> l
         return [
             Violation("syntax_error", "The program contains NUL bytes: it is not JavaScript text.")
         ]
-    if len(source) > MAX_SOURCE_CHARS:
-        message = (
-            f"The program is {len(source)} characters long; send one under {MAX_SOURCE_CHARS}."
-        )
-        return [Violation("syntax_error", message)]
+    limit = min(prof.max_program_chars, MAX_SOURCE_CHARS)
+    if len(source) > limit:
+        message = f"{CODES['too_long']} (it is {len(source)} characters; the limit is {limit})"
+        return [Violation("too_long", message)]
     facts = _static_facts(source)
     if isinstance(facts, list):
         return facts

@@ -1,58 +1,143 @@
-"""What one job hands the harness page: the wrapped sketch and its run spec."""
+"""What one job hands the browser: the sketch realm's script and the painting page's spec.
+
+The script is renderer/sketch_worker.js (a function expression) called with the realm's
+config and the sketch wrapped in a strict function; it runs as a dedicated Worker. The spec
+tells the painting page where that script is and which recorded calls it may replay.
+"""
 
 from __future__ import annotations
 
+import json
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from renderer.profiles import CODES, P5_HELPERS, P5_PRIMITIVES, PAINTING_CALLS, SHADOWED, Profile
+from refpool.core.text import repair_text
+from renderer.profiles import (
+    CODES,
+    COLOUR_METHODS,
+    GEOMETRY_CALLS,
+    GEOMETRY_METHODS,
+    INTRINSICS,
+    MAX_CALLS,
+    PAINTING_CALLS,
+    PERMISSIVE_BRUSH,
+    REMOVED_HELPERS,
+    REPLAYED_P5,
+    SHADOWED,
+    Profile,
+    p5_call_code,
+)
 
-PREFIX_LINES = 2  # lines job_script puts before the sketch; the page maps error lines back
+WORKER = Path(__file__).resolve().parent / "sketch_worker.js"
+SEEDED_RANDOM = WORKER.with_name("seeded_random.js")  # the painting page uses the same file
+# Math.random values p5.brush 2.2.2 takes when it loads (its PRNG and noise seeds): the
+# sketch's stream starts after them, as on the painting page.
+BRUSH_LOAD_DRAWS = 4
+_OWN = {*INTRINSICS, "console", "brush"}  # globals the realm keeps or provides itself
 
 
-def job_script(
-    source: str, shadowed: list[tuple[str, str]] | tuple[tuple[str, str], ...] = SHADOWED
-) -> bytes:
-    """Wrap a sketch in a strict factory whose parameters shadow forbidden globals.
-
-    The sketch's own block keeps its top-level let/const from colliding with the last job's,
-    and the harness learns setup/draw from the return value, not from window.
-    """
-    params = ", ".join(["brush", *(name for name, _ in shadowed)])
-    head = f'__refpoolDefine(function ({params}) {{ "use strict";\n{{\n'
-    tail = (
-        '\n;return { setup: typeof setup === "function" ? setup : undefined,'
-        ' draw: typeof draw === "function" ? draw : undefined };\n}});\n'
-    )
-    assert head.count("\n") == PREFIX_LINES
-    return (head + source + tail).encode("utf-8")
+@cache
+def _bootstrap() -> str:
+    return WORKER.read_text(encoding="utf-8").rstrip()
 
 
-def job_spec(
-    source: str,
+@cache
+def _seeded_random() -> str:
+    return SEEDED_RANDOM.read_text(encoding="utf-8").rstrip()
+
+
+def realm_config(
+    profile: Profile,
     seed: int,
     *,
     script_url: str,
-    shadow_count: int,
-    profile: Profile,
     size: tuple[int, int],
     max_frames: int,
+    p5_facts: dict[str, Any],
 ) -> dict[str, Any]:
-    """The argument of the page's run(spec): where the script is and the rules it runs under."""
+    """What the sketch realm's facade needs: the rules, the seed, p5's names and constants."""
     width, height = size
     return {
         "seed": seed & 0x7FFFFFFF,
-        "source": source,  # parsed on its own first, so it cannot close our wrapper
-        "shadowCount": shadow_count,
         "scriptUrl": script_url,
-        "prefixLines": PREFIX_LINES,
-        "config": {
-            "width": width,
-            "height": height,
-            "maxFrames": max_frames,
-            "helpers": {name: True for name in P5_HELPERS},
-            "primitives": {name: True for name in P5_PRIMITIVES},
-            "brushMethods": list(profile.brush_methods),
-            "paintingCalls": {name: True for name in PAINTING_CALLS},
-            "codes": CODES,
+        "prefixLines": 0,  # filled in by job_script
+        "width": width,
+        "height": height,
+        "maxFrames": max_frames,
+        "maxCalls": MAX_CALLS,
+        "brushLoadDraws": BRUSH_LOAD_DRAWS,
+        "intrinsics": list(INTRINSICS),
+        "shadowed": {
+            **{name: "forbidden_api" for name in p5_facts.get("globals", []) if name not in _OWN},
+            **dict(SHADOWED),
+        },
+        "p5": {name: p5_call_code(name) for name in p5_facts.get("functions", [])},
+        "constants": dict(p5_facts.get("constants", {})),
+        "replayP5": list(REPLAYED_P5),
+        "colourMethods": list(COLOUR_METHODS),
+        "geometryCalls": list(GEOMETRY_CALLS),
+        "geometryMethods": list(GEOMETRY_METHODS),
+        "removedHelpers": [list(pair) for pair in REMOVED_HELPERS],
+        "brushMethods": list(profile.brush_methods),
+        "knownBrush": list(PERMISSIVE_BRUSH),
+        "paintingCalls": list(PAINTING_CALLS),
+        "codes": CODES,
+    }
+
+
+def job_script(source: str, config: dict[str, Any]) -> tuple[bytes, int]:
+    """The worker's script and how many lines come before the sketch's first line.
+
+    The sketch's own block keeps its top-level names inside the function; the realm learns
+    setup/draw from its return value. The page checks first that the sketch parses on its
+    own, so it cannot close that function early.
+    """
+    head_before_config = _bootstrap() + "(\n"
+    wrapper = ', function () { "use strict";\n{\n'
+    probe = head_before_config + json.dumps({}) + wrapper
+    prefix = probe.count("\n")
+    config = {**config, "prefixLines": prefix}
+    head = head_before_config + json.dumps(config, ensure_ascii=True) + wrapper
+    assert head.count("\n") == prefix
+    tail = (
+        '\n;return { setup: typeof setup === "function" ? setup : undefined,'
+        ' draw: typeof draw === "function" ? draw : undefined };\n}\n}, '
+        + _seeded_random()
+        + ");\n"
+    )
+    return (head + repair_text(source) + tail).encode("utf-8"), prefix
+
+
+def page_spec(
+    source: str,
+    config: dict[str, Any],
+    *,
+    worker_url: str,
+    prefix_lines: int,
+    deadline_s: float,
+) -> dict[str, Any]:
+    """The argument of the page's run(spec): the worker to start and what it may replay."""
+    return {
+        "seed": config["seed"],
+        "source": source,  # parsed on its own first, so it cannot close the wrapper
+        "workerUrl": worker_url,
+        "prefixLines": prefix_lines,
+        "deadlineMs": int(deadline_s * 1000),
+        "width": config["width"],
+        "height": config["height"],
+        "codes": CODES,
+        "limits": {
+            "maxFrames": config["maxFrames"],
+            "maxCalls": config["maxCalls"],
+            "paintingCalls": list(PAINTING_CALLS),
+            "names": {
+                "canvas": ["createCanvas"],
+                "p5": list(REPLAYED_P5),
+                "color": ["color", "lerpColor"],
+                "colour": list(COLOUR_METHODS),
+                "brush": config["brushMethods"],
+                "geometry": list(GEOMETRY_METHODS),
+            },
         },
     }

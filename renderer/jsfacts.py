@@ -61,15 +61,22 @@ class _Worker:
 
     def _start(self) -> subprocess.Popen[str]:
         env = dict(os.environ, REFPOOL_NODE_MODULES=str(node_modules()))
-        return subprocess.Popen(
-            [_node(), "--max-old-space-size=512", str(WORKER)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            encoding="utf-8",
-            env=env,
-        )
+        node = _node()
+        try:
+            return subprocess.Popen(
+                [node, "--max-old-space-size=512", str(WORKER)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+                encoding="utf-8",
+                env=env,
+            )
+        except OSError as exc:  # a wrong REFPOOL_NODE, or node not executable
+            raise StaticPassUnavailable(
+                f"Node.js could not be started at {node} ({exc.strerror}): install it "
+                "(apt-get install nodejs) or point REFPOOL_NODE at it"
+            ) from None
 
     def stop(self) -> None:
         proc, self._proc = self._proc, None

@@ -1,8 +1,8 @@
 """Loopback HTTP server for the harness page, the pinned libraries and each job's script.
 
 Libraries are served with `Cache-Control: immutable`, so Chromium's HTTP and V8 code caches
-work across jobs (Playwright request routing would turn the HTTP cache off). The harness
-page carries the CSP that forbids network access and eval for everything it runs.
+work across jobs (Playwright request routing would turn the HTTP cache off). The painting
+page and the sketch's Worker each carry a CSP that forbids network access and eval.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ CSP = "; ".join(
         "media-src 'none'",
         "font-src 'none'",
         "style-src 'unsafe-inline'",
-        "worker-src 'none'",
+        "worker-src 'self'",  # the sketch's own realm: a dedicated Worker from /job/
         "frame-src 'none'",
         "child-src 'none'",
         "object-src 'none'",
@@ -34,6 +34,9 @@ CSP = "; ".join(
         "form-action 'none'",
     ]
 )
+
+# The sketch realm's script runs under its own policy: no eval, no imports, no requests.
+WORKER_CSP = "default-src 'none'"
 
 HARNESS_HTML = b"""<!doctype html>
 <html><head><meta charset="utf-8">
@@ -79,7 +82,13 @@ class LibServer:
         nm = node_modules()
         self.files = {
             "/harness.html": (HARNESS_HTML, "text/html; charset=utf-8"),
-            "/harness.js": ((HERE / "harness.js").read_bytes(), "text/javascript; charset=utf-8"),
+            "/harness.js": (
+                b"const makeSeededRandom = "
+                + (HERE / "seeded_random.js").read_bytes().rstrip()
+                + b";\n"
+                + (HERE / "harness.js").read_bytes(),
+                "text/javascript; charset=utf-8",
+            ),
             "/lib/acorn.js": (
                 (nm / "acorn" / "dist" / "acorn.js").read_bytes(),
                 "text/javascript; charset=utf-8",
@@ -106,7 +115,7 @@ class LibServer:
                     if body is None:
                         self.send_error(404)
                         return
-                    self._send(body, "text/javascript; charset=utf-8", "no-store")
+                    self._send(body, "text/javascript; charset=utf-8", "no-store", WORKER_CSP)
                     return
                 entry = server.files.get(path)
                 if entry is None:
@@ -116,15 +125,15 @@ class LibServer:
                 cache = (
                     "no-store" if path == "/harness.html" else "public, max-age=31536000, immutable"
                 )
-                self._send(body, kind, cache, csp=path == "/harness.html")
+                self._send(body, kind, cache, CSP if path == "/harness.html" else None)
 
-            def _send(self, body: bytes, kind: str, cache: str, csp: bool = False) -> None:
+            def _send(self, body: bytes, kind: str, cache: str, csp: str | None = None) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", kind)
                 self.send_header("Content-Length", str(len(body)))
                 self.send_header("Cache-Control", cache)
-                if csp:  # the policy belongs to the document that runs sketches
-                    self.send_header("Content-Security-Policy", CSP)
+                if csp:  # the painting page's, or the sketch realm's own
+                    self.send_header("Content-Security-Policy", csp)
                 self.send_header("X-Content-Type-Options", "nosniff")
                 self.end_headers()
                 self.wfile.write(body)
@@ -146,11 +155,13 @@ class LibServer:
     def host(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def add_job(self, token: str, script: bytes) -> str:
-        path = f"/job/{token}.js"
+    def job_url(self, token: str) -> str:
+        """Where a job's script will be served (its own stack frames name this URL)."""
+        return f"{self.origin}/job/{token}.js"
+
+    def add_job(self, url: str, script: bytes) -> None:
         with self._lock:
-            self.jobs[path] = script
-        return self.origin + path
+            self.jobs[url[len(self.origin) :]] = script
 
     def drop_job(self, url: str) -> None:
         with self._lock:

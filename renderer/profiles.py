@@ -66,6 +66,7 @@ CODES = {
     "no_code_block": "No ```js code block was found in the reply. Put the whole sketch in one ```js block.",
     "syntax_error": "The sketch does not parse. Fix the syntax error at the given line.",
     "truncated": "The program looks cut off (unbalanced braces or brackets). Send the complete sketch.",
+    "too_long": "The program is far longer than any sketch needs (a runaway reply?). Send a complete sketch of a few hundred lines.",
     "no_setup": "Define function setup() (and optionally draw()).",
     "no_webgl_canvas": "Call createCanvas(600, 600, WEBGL) in setup(); p5.brush needs a WEBGL canvas.",
     "canvas_size": "Use the fixed canvas size given in the prompt; do not resize the canvas.",
@@ -93,6 +94,7 @@ class Profile:
     name: str
     brush_methods: tuple[str, ...]
     min_coverage: float = 0.005
+    max_program_chars: int = 100_000  # honest sketches are a few KB, the largest ~20 KB
 
 
 PROFILES = {
@@ -125,8 +127,9 @@ SHADOWED: tuple[tuple[str, str], ...] = tuple(
         "caches", "fetch", "XMLHttpRequest", "WebSocket", "EventSource", "Worker",
         "SharedWorker", "importScripts", "Image", "OffscreenCanvas", "MessageChannel",
         "BroadcastChannel", "setTimeout", "setInterval", "requestAnimationFrame",
-        "requestIdleCallback", "queueMicrotask", "Promise", "Function", "WebAssembly",
-        "open", "alert", "postMessage", "p5", "__refpoolDefine", "structuredClone",
+        "requestIdleCallback", "queueMicrotask", "Function", "WebAssembly",
+        "open", "alert", "postMessage", "__refpoolDefine", "structuredClone",
+        "RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "createImageBitmap",
     )
 ) + (
     ("drawingContext", "raw_webgl"), ("canvas", "raw_webgl"), ("_renderer", "raw_webgl"),
@@ -135,7 +138,64 @@ SHADOWED: tuple[tuple[str, str], ...] = tuple(
 )  # fmt: skip
 
 
-def shadowed_globals(page_globals: list[str]) -> list[tuple[str, str]]:
-    """The full shadow list for a page: SHADOWED, then the page's own extra globals."""
-    known = {name for name, _ in SHADOWED}
-    return list(SHADOWED) + [(n, "forbidden_api") for n in page_globals if n not in known]
+# --- the sketch realm (renderer/sketch_worker.js) and the painting page's replay ---------
+# JavaScript's own globals: the only ones the sketch's Worker keeps (an allowlist).
+INTRINSICS = (
+    "Object", "Function", "Array", "Number", "parseFloat", "parseInt", "Infinity", "NaN",
+    "undefined", "Boolean", "String", "Symbol", "Date", "RegExp", "Error", "AggregateError",
+    "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError",
+    "JSON", "Math", "Intl", "ArrayBuffer", "Uint8Array", "Int8Array", "Uint16Array",
+    "Int16Array", "Uint32Array", "Int32Array", "Float32Array", "Float64Array",
+    "Uint8ClampedArray", "BigUint64Array", "BigInt64Array", "DataView", "Map", "BigInt", "Set",
+    "WeakMap", "WeakSet", "Proxy", "Reflect", "decodeURI", "decodeURIComponent", "encodeURI",
+    "encodeURIComponent", "escape", "unescape", "isFinite", "isNaN", "Iterator", "Promise",
+    "WeakRef", "FinalizationRegistry", "Atomics", "SharedArrayBuffer", "Float16Array",
+    "globalThis",
+)  # fmt: skip
+
+# p5 calls that change what is painted: recorded in the sketch realm, replayed on the page.
+REPLAYED_P5 = (
+    "background", "clear", "angleMode", "colorMode", "translate", "rotate", "rotateX",
+    "rotateY", "rotateZ", "scale", "shearX", "shearY", "push", "pop", "resetMatrix", "fill",
+    "noFill", "stroke", "noStroke", "strokeWeight", "blendMode", "smooth", "noSmooth",
+    "randomSeed", "noiseSeed",
+)  # fmt: skip
+COLOUR_METHODS = ("setAlpha", "setRed", "setGreen", "setBlue")  # p5.Color's setters
+# brush calls that return a shape (brush.Plot / brush.Polygon; circle gives [plot, x, y]),
+# and the shape methods p5.brush documents for reusing it.
+GEOMETRY_CALLS = ("endShape", "polygon", "spline", "arc", "circle")
+GEOMETRY_METHODS = ("draw", "fill", "wash", "hatch", "mass")
+# p5 1.x helpers gone from p5 2.x, with what to write instead.
+REMOVED_HELPERS = (
+    ("arrayCopy", "use array.slice()"),
+    ("concat", "use a.concat(b)"), ("reverse", "use array.reverse()"),
+    ("shorten", "use array.pop()"), ("sort", "use array.sort()"),
+    ("splice", "use array.splice(index, 0, value)"), ("subset", "use array.slice(start, end)"),
+    ("join", "use array.join(separator)"), ("split", "use string.split(separator)"),
+    ("trim", "use string.trim()"), ("match", "use string.match(regexp)"),
+    ("matchAll", "use string.matchAll(regexp)"),
+)  # fmt: skip
+MAX_CALLS = 200_000  # recorded calls per job, all frames together
+
+
+def p5_call_code(name: str) -> str:
+    """The gate's code for calling p5 function `name` ("helper" when it is allowed)."""
+    if name in P5_HELPERS:
+        return "helper"
+    if name == "text" or name.startswith("text") or name == "loadFont":
+        return "text"
+    if name in P5_PRIMITIVES:
+        return "p5_primitive"
+    if name in ("loadPixels", "updatePixels", "set", "get", "copy", "blend"):
+        return "pixel_write"
+    offscreen = ("createGraphics", "createFramebuffer", "createShader", "shader", "loadShader",
+                 "filter", "createFilterShader", "buildGeometry", "createImage", "beginGeometry")  # fmt: skip
+    if name in offscreen or name.endswith("Shader"):
+        return "offscreen_buffer"
+    if name == "resizeCanvas":
+        return "canvas_size"
+    prefixes = ("load", "save", "http", "select", "create")
+    others = ("getURL", "getURLPath", "getURLParams", "remove", "cursor", "fullscreen")
+    if name.startswith(prefixes) or name in others:
+        return "forbidden_api"
+    return "p5_forbidden"

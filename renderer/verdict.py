@@ -1,7 +1,8 @@
 """Gate assembly: from what the harness page reported to a GateResult and a Render.
 
 The page answers each job with a JSON string {status, detail, violations, paints, frames,
-canvas}. "done" and "error" are about the sketch; "infra" means our harness failed, and the
+canvas, console, png}. "done", "error" and "timeout" (the page stopped the sketch's worker)
+are about the sketch; "infra" means our harness failed before any sketch code ran, and the
 job is retried rather than judged. An answer that does not parse means the sketch broke the
 page. A sketch that hangs or crashes its page gets no answer at all: the renderer raises
 SketchFault for it.
@@ -19,6 +20,7 @@ from typing import Any
 from PIL import Image
 
 from refpool.core.contracts import GateResult, Render, Violation
+from refpool.core.text import repair_text
 from renderer.gate import measure_coverage
 from renderer.profiles import CODES, Profile
 
@@ -41,22 +43,39 @@ class PageOutcome:
         return self.status == "done" and not self.violations
 
 
-def parse_outcome(raw: Any) -> PageOutcome:
+def parse_outcome(raw: Any, size: tuple[int, int] = (600, 600)) -> PageOutcome:
     """The page's answer; anything but a well-formed one means the sketch broke the page."""
     try:
         data = json.loads(raw)
-        if isinstance(data, dict) and data.get("status") in ("done", "error", "infra"):
+        if isinstance(data, dict) and data.get("status") in ("done", "error", "infra", "timeout"):
+            violations = [
+                Violation(str(v["code"]), repair_text(str(v["message"])), v.get("line"))
+                for v in data.get("violations") or []
+            ]
+            status, png = data["status"], canvas_png(data.get("png"))
+            if png is not None and png_size(png) != size:
+                # A backstop: the page paints only at this size, so this is never the picture.
+                got = "x".join(map(str, png_size(png)))
+                message = f"{CODES['canvas_size']} (the picture is {got}, not {size[0]}x{size[1]})"
+                violations.append(Violation("canvas_size", message))
+                status, png = "error", None
             return PageOutcome(
-                status=data["status"],
-                violations=[Violation(**v) for v in data.get("violations") or []],
+                status=status,
+                violations=violations,
                 canvas=bool(data.get("canvas")),
                 paints=int(data.get("paints") or 0),
                 detail=data.get("detail"),
-                png=canvas_png(data.get("png")),
+                png=png,
+                console=[repair_text(str(line)) for line in data.get("console") or []][:50],
             )
-    except (TypeError, ValueError, OSError):
+    except (TypeError, ValueError, OSError, KeyError):
         pass
     return PageOutcome("error", [Violation("tamper", CODES["tamper"])])
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    width, height = Image.open(io.BytesIO(png)).size
+    return width, height
 
 
 def canvas_png(data_url: Any) -> bytes | None:

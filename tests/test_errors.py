@@ -27,6 +27,7 @@ DOCUMENTED = {errors.EXIT_FAILED, errors.EXIT_INFRA}  # what a RefpoolError may 
 INTERNAL = {
     "SketchFault": "renderer/verdict.py: a hung or crashed sketch, turned into a verdict",
     "StaticPassTimeout": "renderer/jsfacts.py: caught by the gate and reported as a violation",
+    "BodyTooLarge": "curation/exposure.py: stops reading a request body, answered as a 413",
 }
 
 

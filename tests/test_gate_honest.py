@@ -101,6 +101,22 @@ def test_a_huge_repetitive_program_is_refused_promptly():
     """156 KB of `createCanvas(` stalled the event loop for 14 s in the old regex pass; the
     AST pass answers (with a refusal) and keeps the worker usable."""
     found = static_check("createCanvas(" * 12_000)
-    assert found and found[0].code in ("syntax_error", "truncated")
+    assert found and found[0].code in ("syntax_error", "truncated", "too_long")
     good = (Path(__file__).parent / "honest" / "brush_alias.js").read_text()
     assert static_check(good) == []
+
+
+@pytest.mark.browser
+def test_every_helper_on_the_list_is_offered_by_the_sketch_realm(renderer):
+    """The realm's facade implements each allowed helper: none falls through to "not
+    supported" (colour channel readers are refused on purpose, with their own message)."""
+    calls = "\n".join(
+        f'  try {{ {name}(1, 2, 3); }} catch (e) {{ console.log("{name}: " + e.message); }}'
+        for name in P5_HELPERS
+        if name != "createCanvas"
+    )
+    source = f"function setup() {{\n  createCanvas(600, 600, WEBGL);\n{calls}\n}}\n"
+    result = renderer.render(source, seed=1, skip_static=True)
+    missing = [line for line in result.console if "not supported in the sketch realm" in line]
+    assert missing == []
+    assert result.infra_error is None

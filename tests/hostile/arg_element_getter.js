@@ -1,4 +1,6 @@
-// expect: bad_argument|p5_primitive
+// expect: defused<0.1
+// The sketch realm reads each argument once, where nothing can paint: the getter's second
+// read never comes.
 // runtime-only
 // An array element with a getter that paints on its second read (the first being the gate's).
 function setup() {

@@ -1,4 +1,6 @@
-// expect: async_sketch
+// expect: defused<0.1
+// Painting after an await inside setup() is now honest (tests/honest/await_then_paint.js);
+// kept to show it paints no more than its calls (this circle is off the canvas).
 // runtime-only
 // An async setup() is fine while it paints synchronously; this one paints after an await,
 // which runs later, outside setup(), and must trip.
