@@ -1,6 +1,7 @@
 """Renderer benchmark: prints figures, asserts nothing. Compare ratios from one run.
 
-    .venv/bin/python bench/render.py [--repeats 5]
+    .venv/bin/python bench/render.py [--repeats 5] [--env-renderer ENV/core/render.py]
+    .venv/bin/python bench/render.py --ray [--jobs 8]    # 1 and 2 Ray Serve replicas
 
 Measures, on the reference sketches in tests/sketches/ (copied from shared/sketches):
   * warm median per render of coral_hibiscus.js and yellow_hibiscus.js (goal <= 3 s),
@@ -217,10 +218,23 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--jobs", type=int, default=12, help="renders in the throughput run")
+    parser.add_argument(
+        "--ray", action="store_true", help="only: throughput on Ray Serve, 1 and 2 replicas"
+    )
+    parser.add_argument(
+        "--env-renderer", type=Path, metavar="PATH", help="the env's core/render.py, side by side"
+    )
     args = parser.parse_args()
     cores = os.cpu_count() or 1
     load = os.getloadavg()[0]
     print(f"machine: {cores} cores, load average {load:.2f} at start")
+    if args.ray:
+        from render_ray import ray_throughput
+
+        print(f"\nthroughput through one HTTP endpoint on Ray Serve ({args.jobs} renders)")
+        await asyncio.to_thread(ray_throughput, args.jobs)
+        print(f"load average at end {os.getloadavg()[0]:.2f}")
+        return
 
     warm = await warm_medians(args.repeats)
     ref_median = statistics.median([warm["coral_hibiscus.js"], warm["yellow_hibiscus.js"]])
@@ -244,6 +258,12 @@ async def main() -> None:
     print("\ncost of isolation and the AST gate (same run)")
     for label, value in costs.items():
         print(f"  {label:24s} {value:7.3f}")
+
+    if args.env_renderer:
+        from render_ray import env_renderer_side_by_side
+
+        print("\nthe env's own SketchRenderer, same sketches (median per render)")
+        await asyncio.to_thread(env_renderer_side_by_side, args.env_renderer, warm, args.repeats)
 
     anchor = await anchor_baseline(max(1, args.repeats // 2))
     print("\nanchor-style baseline (fresh browser + page per render)")

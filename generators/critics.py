@@ -295,4 +295,3 @@ class VLMCritic:
             llm.image_part(png, "image/png"),
         ]
         return [{"role": "user", "content": parts}]
-

@@ -262,7 +262,7 @@ async def chat(
         if result.outcome != "ok":
             failure = _meaning(result, said)
             mark = vendor.signature(result.http_status, model_calls.scrub_secrets(result.error))
-            failure = vendor.repeated(failure, mark, earlier)
+            failure = vendor.repeated(failure, result.http_status, mark, earlier)
             earlier = mark
             result.permanent = failure.permanent
             if wait is not None and waited + wait > cfg.retry_budget_s and not failure.permanent:

@@ -78,9 +78,8 @@ def _permanent(calls: list[ModelCall]) -> bool:
     before = calls[-2]
     mark = vendor.signature(last.http_status, last.error)
     first = vendor.classify_failure(last.http_status, last.error)
-    return vendor.repeated(
-        first, mark, vendor.signature(before.http_status, before.error)
-    ).permanent
+    earlier = vendor.signature(before.http_status, before.error)
+    return vendor.repeated(first, last.http_status, mark, earlier).permanent
 
 
 def record(

@@ -178,10 +178,13 @@ def classify_failure(status: int | None, said: str | None) -> Failure:
     return SERVER
 
 
-def repeated(first: Failure, signature: str, earlier: str | None) -> Failure:
-    """`first`, or REPEATED when a server failure came back identically (`signature` equals the
-    `earlier` one). Rate limits and loading models repeat by nature and stay transient."""
-    if first.kind == "server" and earlier is not None and signature == earlier:
+def repeated(first: Failure, status: int | None, signature: str, earlier: str | None) -> Failure:
+    """`first`, or REPEATED when a server's answer came back identically (`signature` equals the
+    `earlier` one). Rate limits and loading models repeat by nature and stay transient, and so
+    does no answer at all (`status` None: a timeout or a dropped connection is load, not a
+    verdict on the request)."""
+    answered = status is not None
+    if first.kind == "server" and answered and earlier is not None and signature == earlier:
         return REPEATED
     return first
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from refpool.core.defaults import GATE_PROFILE
+from refpool.core.text import repair_data
 
 if TYPE_CHECKING:
     from refpool.core.store import Store
@@ -35,35 +36,58 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per file on stdout")
     p.add_argument("--slots", type=int, default=None, help="warm pages to render in parallel")
     p.add_argument("--no-cache", action="store_true", help="render even if a cached result exists")
+    p.add_argument("--deadline", type=float, default=None, help="seconds per render (default 30)")
     p.set_defaults(func=_render)
 
     s = sub.add_parser(
         "serve-renderer",
         help="serve the renderer over HTTP for an RL environment",
-        description="POST /render with {source, seed, profile}; GET /health. Loopback only by default.",
+        description="POST /render with {source, seed, profile}; GET /healthz, GET /metrics. "
+        "Loopback only by default. SIGTERM finishes the renders in flight, then stops.",
     )
-    s.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    s.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
     s.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
-    s.add_argument("--slots", type=int, default=None, help="warm pages (default: by core count)")
+    s.add_argument(
+        "--slots", type=int, default=None, help="warm pages (default: by core count; 1 per replica)"
+    )
     s.add_argument("--profile", default=GATE_PROFILE, help="default gate profile")
+    s.add_argument(
+        "--queue", type=int, default=8, help="renders admitted beyond the slots; more get a 503"
+    )
+    s.add_argument("--deadline", type=float, default=30.0, help="seconds per render (default 30)")
+    s.add_argument("--no-cache", action="store_true", help="render even if a cached result exists")
+    s.add_argument("--ray", action="store_true", help="serve replicas on Ray Serve")
+    s.add_argument("--replicas", type=int, default=2, help="with --ray: replicas (default 2)")
+    s.add_argument(
+        "--ray-address", default=None, help="with --ray: an existing cluster (default: a local one)"
+    )
     s.set_defaults(func=_serve_renderer)
 
 
 def _render(args: argparse.Namespace) -> int:
     import asyncio
 
+    from refpool.core.errors import InputError
     from refpool.core.store import Store
     from renderer import RenderConfig
     from renderer.browser import default_slots
     from renderer.profiles import get_profile
 
     get_profile(args.profile)  # a wrong name is refused before any work starts
+    if args.deadline is not None and not args.deadline > 0:
+        raise InputError("--deadline must be a positive number of seconds")
     store = Store.open()
     config = RenderConfig(
         profile=args.profile,
         slots=args.slots or default_slots(),
         cache_dir=None if args.no_cache else store.home / "render-cache",
     )
+    if args.deadline is not None:
+        config.deadline_s = args.deadline
+    # A terminal that cannot show a character gets a replacement, never a traceback.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
     if args.out_dir:
         args.out_dir.mkdir(parents=True, exist_ok=True)
     rows = asyncio.run(_render_and_keep(args, config, store))  # InfraError: exit 3, via main
@@ -131,18 +155,25 @@ def _keep(done: FileRender, store: Store, out_dir: Path | None) -> Path | None:
 
 def _row(done: FileRender, png_path: Path | None) -> dict[str, Any]:
     """The --json line for one file (a frozen contract: other tools read these keys)."""
+    return repair_data(_raw_row(done, png_path))  # file names and messages come from outside
+
+
+def _raw_row(done: FileRender, png_path: Path | None) -> dict[str, Any]:
     result = done.render
     if result is None:
-        unreadable = {"code": "unreadable", "message": done.unreadable, "line": None}
+        if done.failed:  # our static pass broke on this file: a row, and exit status 3
+            why = {"code": "static_pass_failed", "message": done.failed, "line": None}
+        else:
+            why = {"code": "unreadable", "message": done.unreadable, "line": None}
         return {
             "file": done.file,
             "accepted": False,
-            "violations": [unreadable],
+            "violations": [why],
             "coverage": None,
             "png": None,
             "render_ms": 0.0,
             "queued_ms": 0.0,
-            "infra_error": None,
+            "infra_error": done.failed,
         }
     return {
         "file": done.file,
@@ -169,24 +200,32 @@ def _text_line(row: dict[str, Any]) -> str:
 
 
 def _serve_renderer(args: argparse.Namespace) -> int:
+    from refpool.core.errors import InputError
     from refpool.core.store import Store
-    from renderer import RenderConfig, SyncRenderer
+    from renderer import RenderConfig
     from renderer.browser import default_slots
-    from renderer.http_api import make_server
+    from renderer.service import Limits, LocalBackend, serve
 
+    if args.queue < 0 or (args.slots is not None and args.slots < 1) or args.replicas < 1:
+        raise InputError("the queue must be 0 or more, and slots and replicas 1 or more")
+    if args.deadline <= 0:
+        raise InputError("the deadline must be a positive number of seconds")
+    cache_dir = None if args.no_cache else Store.open().home / "render-cache"
+    slots = args.slots or (1 if args.ray else default_slots())
     config = RenderConfig(
-        profile=args.profile,
-        slots=args.slots or default_slots(),
-        cache_dir=Store.open().home / "render-cache",
+        profile=args.profile, slots=slots, cache_dir=cache_dir, deadline_s=args.deadline
     )
-    with SyncRenderer(config) as renderer:
-        server = make_server(renderer, args.host, args.port)
-        host, port = server.socket.getsockname()[:2]  # the bound address (== server_address)
-        print(f"renderer serving on http://{host}:{port}  (POST /render, GET /health)", flush=True)
-        try:
-            server.serve_forever()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.server_close()
+    drain_s = config.deadline_s * config.attempts + 10  # the longest a render in flight takes
+    if args.ray:
+        from renderer.ray_serve import serve_on_ray
+
+        return serve_on_ray(
+            config,
+            replicas=args.replicas,
+            address=args.ray_address,
+            host=args.host,
+            port=args.port,
+            limits=Limits(queue=args.queue),
+        )
+    serve(LocalBackend(config), args.host, args.port, Limits(queue=args.queue), drain_s)
     return 0

@@ -1,107 +1,134 @@
-"""HTTP mode: share one warm renderer with an RL environment (`refpool serve-renderer`).
+"""The renderer's wire format: what `refpool serve-renderer` accepts and answers.
 
-    POST /render   body: {"source": "...", "seed": 0, "profile": "reference"}
+    POST /render   JSON {"source": "...", "seed": 0, "profile": "reference"}
                    (or the raw program as text/javascript, with ?seed=&profile=)
-                   -> 200 JSON {accepted, violations, coverage, render_ms, queued_ms, infra_error,
-                                cache_key, lib_versions, png_base64}
-                   With `Accept: image/png`: the PNG itself, the JSON in `X-Refpool-Result`.
-    GET  /health   -> {"ok": true, "lib_versions": {...}, "stats": {...}}
+                   -> 200 RenderReply: accepted, violations, coverage, render_ms, queued_ms,
+                      infra_error, cache_key, lib_versions, png_base64, ...
+                   With `Accept: image/png`: the PNG itself, the reply (without the PNG) as
+                   JSON in `X-Refpool-Result`.
 
 A sketch's rejection is a 200 with accepted=false; our own failure is a 503 with infra_error,
-so a client can retry instead of scoring it.
+so a client can retry instead of scoring it. The server (renderer/service.py) and the client
+(renderer/client.py) both convert through this module, so the two ends cannot drift.
 """
 
 from __future__ import annotations
 
 import base64
-import json
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlparse
 
-from refpool.core.contracts import Render
-from renderer.engine import SyncRenderer
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, field_validator
 
-MAX_BODY = 512 * 1024  # a sketch is a few KB; refuse anything absurd before reading it
+from refpool.core.contracts import GateResult, Render, Violation
+from refpool.core.defaults import GATE_PROFILE
+from renderer.profiles import get_profile
 
-
-def render_payload(result: Render, include_png: bool = True) -> dict[str, Any]:
-    payload = {
-        "accepted": result.accepted,
-        "violations": [v.to_dict() for v in result.gate.violations],
-        "coverage": result.gate.coverage,
-        "render_ms": round(result.render_ms, 1),  # time on a renderer slot
-        "queued_ms": round(result.queued_ms, 1),  # time waiting for a free slot
-        "infra_error": result.infra_error,
-        "cache_key": result.cache_key,
-        "program_sha": result.program_sha,
-        "seed": result.seed,
-        "profile": result.gate.profile,
-        "lib_versions": result.lib_versions,
-    }
-    if include_png:
-        payload["png_base64"] = base64.b64encode(result.png).decode() if result.png else None
-    return payload
+MAX_SOURCE_CHARS = 256 * 1024  # a sketch is a few KB; the largest honest ones are ~20 KB
+MAX_BODY_BYTES = 4 * MAX_SOURCE_CHARS + 4096  # UTF-8 and JSON escapes, checked before reading
+SEED_MAX = 2**32 - 1  # the env treats a seed as an unsigned 32-bit integer (`seed >>> 0`)
 
 
-def make_server(
-    renderer: SyncRenderer, host: str = "127.0.0.1", port: int = 0
-) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802
-            if urlparse(self.path).path != "/health":
-                return self._json(404, {"error": "not found; use POST /render or GET /health"})
-            inner = renderer.renderer
-            self._json(200, {"ok": True, "lib_versions": inner.lib_versions, "stats": inner.stats})
+class RenderRequest(BaseModel):
+    """One render. Strict types: `{"source": 5}` is a 422 naming `source`, never a crash."""
 
-        def do_POST(self) -> None:  # noqa: N802
-            url = urlparse(self.path)
-            if url.path != "/render":
-                return self._json(404, {"error": "not found; POST /render"})
-            length = int(self.headers.get("Content-Length") or 0)
-            if length <= 0 or length > MAX_BODY:
-                return self._json(
-                    400, {"error": f"send the program as a body of 1..{MAX_BODY} bytes"}
-                )
-            body = self.rfile.read(length)
-            query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-            try:
-                if "json" in (self.headers.get("Content-Type") or ""):
-                    request = json.loads(body)
-                    source = request["source"]
-                else:
-                    request, source = query, body.decode("utf-8")
-                seed = int(request.get("seed", 0))
-                profile = request.get("profile") or None
-            except (ValueError, KeyError, TypeError, UnicodeDecodeError) as exc:
-                return self._json(400, {"error": f"bad request: {exc.__class__.__name__}: {exc}"})
-            try:
-                result = renderer.render(source, seed=seed, profile=profile)
-            except ValueError as exc:  # e.g. an unknown profile
-                return self._json(400, {"error": str(exc)})
-            status = 503 if result.infra_error else 200
-            if "image/png" in (self.headers.get("Accept") or "") and result.png:
-                meta = json.dumps(render_payload(result, include_png=False))
-                self.send_response(200)
-                self.send_header("Content-Type", "image/png")
-                self.send_header("Content-Length", str(len(result.png)))
-                self.send_header("X-Refpool-Result", meta)
-                self.end_headers()
-                self.wfile.write(result.png)
-                return
-            self._json(status, render_payload(result))
+    model_config = ConfigDict(extra="forbid")
 
-        def _json(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+    source: StrictStr = Field(min_length=1, max_length=MAX_SOURCE_CHARS)
+    seed: StrictInt = Field(default=0, ge=0, le=SEED_MAX)
+    profile: StrictStr | None = None
 
-        def log_message(self, *args: object) -> None:
-            pass
+    @field_validator("profile")
+    @classmethod
+    def _known_profile(cls, value: str | None) -> str | None:
+        if value is not None:
+            get_profile(value)  # raises ValueError naming the profiles that exist
+        return value
 
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
-    return server
+
+class ViolationModel(BaseModel):
+    code: str
+    message: str
+    line: int | None = None
+
+
+class RenderReply(BaseModel):
+    """A Render on the wire (the PNG as base64)."""
+
+    accepted: bool
+    violations: list[ViolationModel]
+    coverage: float | None
+    render_ms: float  # time on a renderer slot
+    queued_ms: float  # time waiting for a free slot
+    infra_error: str | None
+    cache_key: str
+    program_sha: str
+    seed: int
+    width: int
+    height: int
+    profile: str
+    lib_versions: dict[str, str]
+    cached: bool
+    console: list[str]
+    png_base64: str | None = None
+
+
+def reply_of(result: Render, include_png: bool = True) -> RenderReply:
+    png = base64.b64encode(result.png).decode() if (include_png and result.png) else None
+    return RenderReply(
+        accepted=result.accepted,
+        violations=[ViolationModel(**v.to_dict()) for v in result.gate.violations],
+        coverage=result.gate.coverage,
+        render_ms=round(result.render_ms, 1),
+        queued_ms=round(result.queued_ms, 1),
+        infra_error=result.infra_error,
+        cache_key=result.cache_key,
+        program_sha=result.program_sha,
+        seed=result.seed,
+        width=result.width,
+        height=result.height,
+        profile=result.gate.profile,
+        lib_versions=result.lib_versions,
+        cached=result.cached,
+        console=list(result.console),
+        png_base64=png,
+    )
+
+
+def render_of(data: dict[str, Any]) -> Render:
+    """The Render record a reply describes (what the client hands its caller)."""
+    reply = RenderReply.model_validate(data)
+    gate = GateResult(
+        accepted=reply.accepted,
+        violations=[Violation(v.code, v.message, v.line) for v in reply.violations],
+        coverage=reply.coverage,
+        profile=reply.profile or GATE_PROFILE,
+    )
+    return Render(
+        program_sha=reply.program_sha,
+        seed=reply.seed,
+        width=reply.width,
+        height=reply.height,
+        gate=gate,
+        png=base64.b64decode(reply.png_base64) if reply.png_base64 else None,
+        render_ms=reply.render_ms,
+        console=reply.console,
+        infra_error=reply.infra_error,
+        cache_key=reply.cache_key,
+        lib_versions=reply.lib_versions,
+        cached=reply.cached,
+        queued_ms=reply.queued_ms,
+    )
+
+
+def infra_render(source: str, seed: int, profile: str | None, message: str) -> Render:
+    """A Render for a job our machinery lost (a replica died twice): never the sketch's fault."""
+    from renderer.cache import program_sha
+
+    return Render(
+        program_sha=program_sha(source),
+        seed=seed,
+        width=0,
+        height=0,
+        gate=GateResult(accepted=False, profile=profile or GATE_PROFILE),
+        infra_error=message,
+    )

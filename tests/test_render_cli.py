@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import base64
 import json
 import os
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -101,42 +97,6 @@ def test_render_reports_infrastructure_failure_as_exit_3(refpool_home):
     proc = run_cli("render", trivial, "--json", env={"REFPOOL_CHROMIUM": "/nonexistent/chromium"})
     assert proc.returncode == 3
     assert "REFPOOL_CHROMIUM" in proc.stderr and "Traceback" not in proc.stderr
-
-
-def test_http_mode_serves_png_and_json(renderer):
-    from renderer.http_api import make_server
-
-    server = make_server(renderer, "127.0.0.1", 0)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        body = json.dumps({"source": (HERE / "sketches" / "trivial.js").read_text(), "seed": 1})
-        req = urllib.request.Request(
-            f"{base}/render", body.encode(), {"Content-Type": "application/json"}
-        )
-        payload = json.load(urllib.request.urlopen(req, timeout=60))
-        assert payload["accepted"] and payload["infra_error"] is None
-        assert payload["queued_ms"] >= 0 and payload["render_ms"] > 0
-        assert base64.b64decode(payload["png_base64"]).startswith(b"\x89PNG")
-
-        hostile = (HERE / "hostile" / "text_escape.js").read_bytes()
-        req = urllib.request.Request(
-            f"{base}/render?seed=2", hostile, {"Content-Type": "text/javascript"}
-        )
-        payload = json.load(urllib.request.urlopen(req, timeout=60))
-        assert not payload["accepted"] and payload["violations"][0]["code"] == "text"
-
-        req = urllib.request.Request(
-            f"{base}/render", b"{not json", {"Content-Type": "application/json"}
-        )
-        with pytest.raises(urllib.error.HTTPError) as err:
-            urllib.request.urlopen(req, timeout=30)
-        assert err.value.code == 400
-        health = json.load(urllib.request.urlopen(f"{base}/health", timeout=10))
-        assert health["ok"] and health["lib_versions"]["p5.brush"] == "2.2.2"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_demo_runs_offline_and_resumes(refpool_home):
