@@ -53,8 +53,8 @@ def check_allowed_host(name: str) -> str:
     bare = name.strip().strip("[]")
     if not cleaned or any(c in name for c in "/ @?#*") or (":" in bare and not _ip(bare)):
         raise InputError(
-            f"--allowed-host {name!r} is not a host name: give the bare name the curators"
-            " type in the address bar, e.g. --allowed-host studio.example.org"
+            f"the allowed host {name!r} is not a host name: give the bare name the curators"
+            " type in the address bar, e.g. studio.example.org"
         )
     return cleaned
 
@@ -65,8 +65,8 @@ def check_trusted_proxy(address: str) -> str:
         return str(ipaddress.ip_network(address.strip(), strict=False))
     except ValueError:
         raise InputError(
-            f"--trusted-proxy {address!r} is not an IP address or network: give the address"
-            " your reverse proxy connects from, e.g. --trusted-proxy 127.0.0.1"
+            f"the trusted proxy {address!r} is not an IP address or network: give the address"
+            " your reverse proxy connects from, e.g. 127.0.0.1 or 10.0.0.0/24"
         ) from None
 
 

@@ -217,9 +217,7 @@ def test_the_next_candidates_thumbnails_are_made_before_they_are_shown(store):
     assert {c.png_sha for c in nxt.values()} <= made
 
 
-def test_a_rating_off_the_queue_is_refused_and_blames_another_tab_only_when_it_was(
-    services, store
-):
+def test_a_rating_off_the_queue_is_refused_and_blames_another_tab_only_when_it_was(services, store):
     ids = populate(store, 4)
     services.cursor_tab["alice"] = "tab-1"
     studio.screen(services, "alice")  # the queue is at ids[0]
