@@ -67,19 +67,14 @@ def permanent_refusal(store: Store, cfg: ModelConfig, purpose: str) -> str | Non
 def _permanent(calls: list[ModelCall]) -> bool:
     """Do these calls (oldest first) end in a permanent failure?"""
     last = calls[-1]
-    if last.http_status is None:  # a timeout or no connection: never permanent
-        return False
     if finish.finish_meaning(last.finish_reason) == finish.VENDOR_ERROR:
         return False
-    if vendor.classify_failure(last.http_status, last.error).permanent:
-        return True
+    meaning = vendor.classify_failure(last.http_status, last.error)
     if len(calls) < 2 or calls[-2].outcome == "ok":
-        return False
-    before = calls[-2]
+        return meaning.permanent
     mark = vendor.signature(last.http_status, last.error)
-    first = vendor.classify_failure(last.http_status, last.error)
-    earlier = vendor.signature(before.http_status, before.error)
-    return vendor.repeated(first, last.http_status, mark, earlier).permanent
+    earlier = vendor.signature(calls[-2].http_status, calls[-2].error)
+    return vendor.repeated(meaning, last.http_status, mark, earlier).permanent
 
 
 def record(

@@ -74,7 +74,10 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _with_judge(args: argparse.Namespace, work: Callable[[Store, Any], Awaitable[Any]]) -> Any:
+def _with_judge(
+    args: argparse.Namespace, work: Callable[[Store, Any], Awaitable[Any]]
+) -> tuple[Any, list[str]]:
+    """(what `work` returned, why the judge was stopped for the run: empty if it was not)."""
     from generators.llm import Endpoints
     from pool.reward.judge_config import make_judge
 
@@ -88,7 +91,22 @@ def _with_judge(args: argparse.Namespace, work: Callable[[Store, Any], Awaitable
         finally:
             await endpoints.close()
 
-    return asyncio.run(go())
+    result = asyncio.run(go())
+    return result, list(endpoints.disabled.values())
+
+
+class JudgeStopped(RefpoolError):
+    """The judge was stopped for the run: what was printed is incomplete."""
+
+
+def _fail_if_stopped(stopped: list[str], missing: str) -> None:
+    """A run whose judge was stopped did not do its work, whatever it printed: it ends with the
+    reason, what is missing, and that a rerun pays only for what is missing (exit 1)."""
+    if stopped:
+        raise JudgeStopped(
+            " ".join(stopped) + f" The result above is incomplete: {missing} got no verdict."
+            " The verdicts it gave are stored: a rerun pays only for the rest."
+        )
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
@@ -123,10 +141,10 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         result = await calibrate(store, judge, chosen, ids, policy, dropped)
-        _judge_trouble(judge, endpoints_of(judge), bool(result.counts()["unresolved"]))
+        _judge_trouble(judge, bool(result.counts()["unresolved"]))
         return result
 
-    result = _with_judge(args, work)
+    result, stopped = _with_judge(args, work)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
@@ -134,6 +152,8 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         rungs = [e for e in result.entries if e.ladder == "rung"]
         for e in sorted(rungs, key=lambda e: e.win_rate or 0):
             print(f"    rung: candidate {e.candidate_id}  win rate {e.win_rate:.2f}")
+    unresolved = result.counts()["unresolved"]
+    _fail_if_stopped(stopped, f"{unresolved} of {len(result.entries)} candidates")
     return 0
 
 
@@ -142,24 +162,20 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
     async def work(store: Store, judge: Any) -> Any:
         result = await judge_agreement(store, judge, max_pairs=args.pairs)
-        _judge_trouble(judge, endpoints_of(judge), result.resolved < result.pairs)
+        _judge_trouble(judge, result.resolved < result.pairs)
         return result
 
-    result = _with_judge(args, work)
+    result, stopped = _with_judge(args, work)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
     if not args.json and result.warning:
         print(f"warning: {result.warning}")
+    _fail_if_stopped(stopped, f"{result.pairs - result.resolved} of {result.pairs} pairs")
     return 0
 
 
-def endpoints_of(judge: Any) -> Any:
-    return getattr(judge, "endpoints", None)
-
-
-def _judge_trouble(judge: Any, endpoints: Any, unresolved: bool) -> None:
-    """Say why verdicts are missing: the judge's last error, and a judge stopped for the run."""
-    for why in getattr(endpoints, "disabled", {}).values():
-        print(f"error: {why}", file=sys.stderr)
+def _judge_trouble(judge: Any, unresolved: bool) -> None:
+    """Say why verdicts are missing: the judge's last error (a judge stopped for the run is
+    said last, by `_fail_if_stopped`)."""
     if unresolved and getattr(judge, "last_error", None):
         print(f"warning: judge calls failed, e.g. {judge.last_error}", file=sys.stderr)
 

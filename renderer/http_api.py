@@ -72,24 +72,34 @@ class RenderReply(BaseModel):
     png_base64: str | None = None
 
 
+# Render fields that cross the wire as they are, both ways; the gate's are flattened into the
+# reply, the PNG goes as base64 and the timings are rounded to 0.1 ms on the way out.
+_AS_IS = (
+    "program_sha",
+    "seed",
+    "width",
+    "height",
+    "infra_error",
+    "cache_key",
+    "lib_versions",
+    "cached",
+    "console",
+    "render_ms",
+    "queued_ms",
+)
+_ROUNDED = ("render_ms", "queued_ms")
+
+
 def reply_of(result: Render, include_png: bool = True) -> RenderReply:
+    fields: dict[str, Any] = {name: getattr(result, name) for name in _AS_IS}
+    fields |= {name: round(fields[name], 1) for name in _ROUNDED}
     png = base64.b64encode(result.png).decode() if (include_png and result.png) else None
     return RenderReply(
+        **fields,
         accepted=result.accepted,
         violations=[ViolationModel(**v.to_dict()) for v in result.gate.violations],
         coverage=result.gate.coverage,
-        render_ms=round(result.render_ms, 1),
-        queued_ms=round(result.queued_ms, 1),
-        infra_error=result.infra_error,
-        cache_key=result.cache_key,
-        program_sha=result.program_sha,
-        seed=result.seed,
-        width=result.width,
-        height=result.height,
         profile=result.gate.profile,
-        lib_versions=result.lib_versions,
-        cached=result.cached,
-        console=list(result.console),
         png_base64=png,
     )
 
@@ -104,19 +114,9 @@ def render_of(data: dict[str, Any]) -> Render:
         profile=reply.profile or GATE_PROFILE,
     )
     return Render(
-        program_sha=reply.program_sha,
-        seed=reply.seed,
-        width=reply.width,
-        height=reply.height,
+        **{name: getattr(reply, name) for name in _AS_IS},
         gate=gate,
         png=base64.b64decode(reply.png_base64) if reply.png_base64 else None,
-        render_ms=reply.render_ms,
-        console=reply.console,
-        infra_error=reply.infra_error,
-        cache_key=reply.cache_key,
-        lib_versions=reply.lib_versions,
-        cached=reply.cached,
-        queued_ms=reply.queued_ms,
     )
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -46,3 +48,43 @@ def renderer():
 
     with SyncRenderer(RenderConfig(slots=2, deadline_s=20)) as r:
         yield r
+
+
+@pytest.fixture
+def fast_retries(monkeypatch) -> None:
+    """Retries after hundredths of a second: tests of failing vendors wait for nothing."""
+    from generators import llm
+
+    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
+
+
+@pytest.fixture
+def photo_id(store, sample_photos) -> int:
+    """The sample photos imported; the id of the first."""
+    from refpool.intake.photos import import_folder
+
+    import_folder(store, sample_photos)
+    return store.query("SELECT id FROM photos ORDER BY id LIMIT 1")[0]["id"]
+
+
+class CliRun(NamedTuple):
+    code: int  # the exit status
+    out: str
+    err: str
+
+
+@pytest.fixture
+def cli(monkeypatch, renderer, capsys):
+    """`refpool ...` in-process, rendering with the shared warm browser: a CliRun of the exit
+    status and what it printed (a fresh Chromium per run would add nothing but time)."""
+    from generators import batch
+    from refpool.cli import main
+
+    monkeypatch.setattr(batch, "generate", functools.partial(batch.generate, renderer=renderer))
+
+    def run(*argv: object) -> CliRun:
+        code = main([str(a) for a in argv])
+        printed = capsys.readouterr()
+        return CliRun(code, printed.out, printed.err)
+
+    return run

@@ -190,10 +190,36 @@ def test_a_judge_that_refuses_for_good_is_asked_once_and_nothing_is_classed(
             capsys, "pool", "calibrate", "--paintings", str(folder), "--models-file", models
         )
         assert len(server.requests) == 1  # a permanent error disables the judge for the run
-    assert code == 0 and "unresolved (judge gave no verdict)     1" in out
+    assert code == 1 and "unresolved (judge gave no verdict)     1" in out
     assert "warning: judge calls failed, e.g. http_error: HTTP 404" in err
     entry = ladder(store)[cid]
     assert entry.ladder is None and entry.win_rate is None and entry.resolved == 0
+
+
+def test_a_judge_stopped_mid_run_fails_the_command_and_a_rerun_finishes(store, capsys, tmp_path):
+    ids = [add(store, 0.05), add(store, 0.45)]
+    folder = policy_folder(tmp_path, [0.10, 0.30])
+    argv = ["pool", "calibrate", "--paintings", str(folder)]
+    with CoverageJudge() as server:
+        answer = server.default
+        # three verdicts, then the key stops working: the judge is stopped for the run
+        server.default = lambda body: answer(body) if len(server.requests) <= 3 else {"status": 401}
+        models = judge_models_file(tmp_path / "m.json", server.base_url, concurrency=1)
+        code, out, err = run(capsys, *argv, "--models-file", models)
+        assert len(server.requests) == 4  # the first refusal stopped it
+        assert code == 1, out
+        last = err.strip().splitlines()[-1]  # said last, after the partial result
+        assert last.startswith("error: judge loopback-judge (loopback-vlm at")
+        assert "was disabled for this run: HTTP 401" in last and "check the key" in last
+        assert "The result above is incomplete: " in last and " candidates got no verdict" in last
+        assert "a rerun pays only for the rest" in last
+        assert "judge loopback-vlm" in out  # the partial result is still printed
+
+        server.default = answer  # the key fixed
+        code, out, err = run(capsys, *argv, "--models-file", models)
+        assert code == 0, err
+        assert len(server.requests) == 4 + 2 * 2 * 2 - 3  # the three verdicts were not repaid
+    assert {e.ladder for cid, e in ladder(store).items() if cid in ids} == {"free_win", "ceiling"}
 
 
 def test_the_figures_a_report_shows_come_from_what_was_stored(store, capsys, tmp_path):

@@ -8,45 +8,27 @@ prompt does not send it back whole.
 
 from __future__ import annotations
 
-import functools
 import json
 
 import fake_vendor as fv
 import pytest
 
-from generators import batch, coders, llm
-from refpool.cli import main
-from refpool.intake.photos import import_folder
+from generators import coders
 
 FOUND = ["tool-write-file", "tool-glm-xml", "html-escaped", "option-b", "thinking-parts"]
 
 
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch):
-    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
-
-
-@pytest.fixture
-def photo_id(store, sample_photos):
-    import_folder(store, sample_photos)
-    return store.query("SELECT id FROM photos ORDER BY id LIMIT 1")[0]["id"]
-
-
-@pytest.fixture
-def cli(monkeypatch, renderer):
-    monkeypatch.setattr(batch, "generate", functools.partial(batch.generate, renderer=renderer))
-    return lambda *argv: main([str(a) for a in argv])
+pytestmark = pytest.mark.usefixtures("fast_retries")
 
 
 @pytest.mark.browser
-def test_every_answer_shape_becomes_an_accepted_painting(store, photo_id, cli, tmp_path, capsys):
+def test_every_answer_shape_becomes_an_accepted_painting(store, photo_id, cli, tmp_path):
     with fv.FakeVendor() as vendor:
         models = fv.models_file(tmp_path / "m.json", vendor.base_url, [*FOUND, "critic-percent"])
-        status = cli(
+        status, _, err = cli(
             "generate", "--photos", photo_id, "--generator", *FOUND, "--critic", "critic-percent",
             "--candidates", 1, "--rounds", 1, "--models-file", models, "--json", "--no-progress",
         )  # fmt: skip
-    out, err = capsys.readouterr()
     assert status == 0, err
     rows = {r["generator"]: r for r in store.query("SELECT * FROM candidates")}
     assert {s: (rows[s]["outcome"], rows[s]["accepted"]) for s in FOUND} == dict.fromkeys(

@@ -7,7 +7,6 @@ stored rows and how many requests the vendor got, on a first run and on a rerun.
 
 from __future__ import annotations
 
-import functools
 import json
 
 import fake_vendor as fv
@@ -16,34 +15,9 @@ from factories import add_photo
 from judge_fakes import CoverageJudge, judge_models_file, painting
 
 from curation.ratings import record_rating
-from generators import batch, llm
-from refpool.cli import main
 from refpool.core.store import candidates
-from refpool.intake.photos import import_folder
 
-
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch):
-    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
-
-
-@pytest.fixture
-def photo_id(store, sample_photos):
-    import_folder(store, sample_photos)
-    return store.query("SELECT id FROM photos ORDER BY id LIMIT 1")[0]["id"]
-
-
-@pytest.fixture
-def cli(monkeypatch, renderer, capsys):
-    """`refpool ...` in-process with the shared warm browser: (exit status, stdout, stderr)."""
-    monkeypatch.setattr(batch, "generate", functools.partial(batch.generate, renderer=renderer))
-
-    def run(*argv):
-        code = main([str(a) for a in argv])
-        out = capsys.readouterr()
-        return code, out.out, out.err
-
-    return run
+pytestmark = pytest.mark.usefixtures("fast_retries")
 
 
 def _generate(photo_id, models, coders, *more):
@@ -193,6 +167,7 @@ def test_a_judge_refusing_json_schema_says_which_field_to_set(store, cli, tmp_pa
         models = _judge_file(tmp_path, vendor.base_url, "judge-no-json-schema")
         code, out, err = cli("pool", "calibrate", "--paintings", folder, "--models-file", models)
         assert len(vendor.calls("judge-no-json-schema")) == 1  # stopped at once
+        assert code == 1 and "The result above is incomplete: 3 of 3 candidates" in err
         assert "judge judge-no-json-schema (fake/judge-no-json-schema" in err
         assert '"structured_output" to "json_object"' in err and "unresolved" in out
         models = _judge_file(

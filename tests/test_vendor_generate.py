@@ -6,14 +6,12 @@ warm one (a fresh Chromium per run would add nothing but time).
 
 from __future__ import annotations
 
-import functools
 import json
 
 import fake_vendor as fv
 import pytest
 
-from generators import batch, llm
-from refpool.cli import main
+from generators import batch
 from refpool.intake.photos import import_folder
 
 # style -> (outcome of its round, accepted by the gate)
@@ -41,26 +39,7 @@ EXPECTED = {
 }
 
 
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch):
-    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
-
-
-@pytest.fixture
-def photo_id(store, sample_photos):
-    import_folder(store, sample_photos)
-    return store.query("SELECT id FROM photos ORDER BY id LIMIT 1")[0]["id"]
-
-
-@pytest.fixture
-def cli(monkeypatch, renderer):
-    """`refpool ...` in-process, rendering with the shared warm browser."""
-    monkeypatch.setattr(batch, "generate", functools.partial(batch.generate, renderer=renderer))
-
-    def run(*argv):
-        return main([str(a) for a in argv])
-
-    return run
+pytestmark = pytest.mark.usefixtures("fast_retries")
 
 
 def _outcomes(store):
@@ -70,7 +49,7 @@ def _outcomes(store):
 
 @pytest.mark.browser
 def test_generate_finishes_every_chain_against_a_real_world_vendor(
-    store, photo_id, cli, tmp_path, capsys, monkeypatch
+    store, photo_id, cli, tmp_path, monkeypatch
 ):
     monkeypatch.setenv("FAKE_KEY", "hf_SecretKeyT123")
     styles = [*EXPECTED, "critic-lenient"]
@@ -79,12 +58,11 @@ def test_generate_finishes_every_chain_against_a_real_world_vendor(
         data = json.loads((tmp_path / "m.json").read_text())
         data["models"]["key-echo-401"]["key_env"] = "FAKE_KEY"
         (tmp_path / "m.json").write_text(json.dumps(data))
-        status = cli(
+        status, out, err = cli(
             "generate", "--photos", photo_id, "--generator", *EXPECTED, "--critic",
             "critic-lenient", "--candidates", 1, "--rounds", 1, "--models-file", models,
             "--json", "--no-progress",
         )  # fmt: skip
-    out, err = capsys.readouterr()
     summary = json.loads(out)
     rows = _outcomes(store)
     got = {style: (rows[style]["outcome"], bool(rows[style]["accepted"])) for style in EXPECTED}
@@ -109,7 +87,7 @@ def test_generate_finishes_every_chain_against_a_real_world_vendor(
 
 @pytest.mark.browser
 def test_a_critic_that_cannot_take_images_is_disabled_once_and_not_repaid(
-    store, photo_id, cli, tmp_path, capsys
+    store, photo_id, cli, tmp_path
 ):
     with fv.FakeVendor() as vendor:
         models = fv.models_file(
@@ -120,21 +98,21 @@ def test_a_critic_that_cannot_take_images_is_disabled_once_and_not_repaid(
             "critic-no-images", "--candidates", 3, "--rounds", 2, "--models-file", models,
             "--no-progress",
         ]  # fmt: skip
-        assert cli(*args) == 1
-        err = capsys.readouterr().err
+        code, _, err = cli(*args)
+        assert code == 1
         assert err.count("image input not supported") == 1  # one message, naming the model
         assert "critic critic-no-images (fake/critic-no-images" in err and "HTTP 400" in err
         assert len(vendor.calls("critic-no-images")) == 1  # the other chains did not pay
         rows = store.query("SELECT outcome, png_sha FROM candidates")
         assert len(rows) == 3 and all(r["outcome"] == "critic_error" and r["png_sha"] for r in rows)
 
-        assert cli(*args) == 1  # a rerun does not ask again ...
-        err = capsys.readouterr().err
+        code, _, err = cli(*args)
+        assert code == 1  # a rerun does not ask again ...
         assert "refused permanently" in err and "--retry-failed" in err
         assert len(vendor.calls("critic-no-images")) == 1
         assert len(vendor.calls("polite")) == 3
 
-        assert cli(*args, "--retry-failed") == 1  # ... unless told to
+        assert cli(*args, "--retry-failed").code == 1  # ... unless told to
         assert len(vendor.calls("critic-no-images")) == 2
         assert len(vendor.calls("polite")) == 3  # programs and renders were kept
 

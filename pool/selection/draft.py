@@ -50,6 +50,19 @@ class SelectionError(RefpoolError, ValueError):
     """Bad parameters, or nothing at all can go in the pool."""
 
 
+MAX_COUNT = 100_000  # a target or cap beyond this is a typo (1e12), not a pool
+
+
+def check_count(name: str, count: float) -> None:
+    """Refuse a target or cap past MAX_COUNT; `name` is the value as the user's shell calls it
+    (the command line's "the target pool size", the studio's "Target size")."""
+    if count > MAX_COUNT:
+        raise SelectionError(
+            f"{name} must be at most {MAX_COUNT:,}, not {count:,g}: a pool is a few hundred"
+            " references (178 in the published run)"
+        )
+
+
 @dataclass(frozen=True)
 class Exclusion:
     candidate_id: int
@@ -154,11 +167,14 @@ def _check_params(
 ) -> None:
     if target < 1:
         raise SelectionError(f"the target pool size must be at least 1 (got {target})")
+    check_count("the target pool size", target)
     for name, cap in (("photo", max_per_photo), ("model", max_per_model)):
         if cap is not None and cap < 1:
             raise SelectionError(
                 f"the cap per {name} must be at least 1, or none for no cap (got {cap})"
             )
+        if cap is not None:
+            check_count(f"the cap per {name}", cap)
     if not 0.0 <= love_fraction <= 1.0:
         raise SelectionError(f"the love fraction must lie in 0..1 (got {love_fraction})")
     if not 0.0 <= rung_fraction <= 1.0 - love_fraction + 1e-9:

@@ -31,6 +31,7 @@ from pool.selection.draft import (
     PoolDraft,
     SelectionError,
     build_pool,
+    check_count,
     save_draft,
 )
 from pool.studio.blind import UNKNOWN, blind_detail, blind_metrics, model_aliases
@@ -89,13 +90,10 @@ def reports_dir(store: Store) -> Path:
     return out
 
 
-MAX_COUNT = 100_000  # a target or cap beyond this is a typo (1e12), not a pool
-
-
 def check_inputs(
     target: object, love_fraction: object, max_per_photo: object, max_per_model: object
 ) -> tuple[int, float, int | None, int | None]:
-    """Parse the tab's inputs; InputError says which one is wrong and what is allowed.
+    """Parse the tab's inputs; a RefpoolError says which one is wrong and what is allowed.
 
     A cap of 0 or empty means no cap (an empty Gradio number arrives as 0).
     """
@@ -120,11 +118,7 @@ def check_inputs(
             raise InputError(f"{name} is empty: enter {allowed}")
         if x != int(x) or x < 1:
             raise InputError(f"{name} must be {allowed}, not {value!r}")
-        if x > MAX_COUNT:
-            raise InputError(
-                f"{name} must be at most {MAX_COUNT:,}, not {value!r}: a pool is a few hundred"
-                " references (178 in the published run)"
-            )
+        check_count(name, x)
         return int(x)
 
     tgt = whole(target, "Target size", optional=False)

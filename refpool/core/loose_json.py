@@ -27,16 +27,49 @@ def objects(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _match(text: str, start: int) -> int | None:
-    depth, i, quote = 0, start, ""
+    depth = 0
+    for i, c, in_string in _scan(text, start):
+        if in_string:
+            continue
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+def _relaxed(obj: str) -> str:
+    """JSON with comments and trailing commas removed (outside strings)."""
+    out: list[str] = []
+    closes_next = False  # the next character that is not white space closes an object or array
+    for _, c, in_string in reversed(list(_scan(obj, 0))):  # backwards: what follows comes first
+        if c == "," and closes_next and not in_string:
+            closes_next = False
+            continue
+        out.append(c)
+        if in_string or not c.isspace():
+            closes_next = not in_string and c in "}]"
+    return "".join(reversed(out))
+
+
+def _scan(text: str, start: int) -> Iterator[tuple[int, str, bool]]:
+    """(index, character, inside a string) of every character from `start` that is not part
+    of a `//` or `/* */` comment; a backslash and the character it escapes are both inside."""
+    i, in_string = start, False
     while i < len(text):
         c = text[i]
-        if quote:
-            if c == "\\":
+        if in_string:
+            yield i, c, True
+            if c == "\\" and i + 1 < len(text):
                 i += 1
-            elif c == quote:
-                quote = ""
+                yield i, text[i], True
+            elif c == '"':
+                in_string = False
         elif c == '"':
-            quote = c
+            in_string = True
+            yield i, c, True
         elif text.startswith("//", i):
             nl = text.find("\n", i)
             i = len(text) if nl < 0 else nl
@@ -45,43 +78,9 @@ def _match(text: str, start: int) -> int | None:
             close = text.find("*/", i + 2)
             i = len(text) if close < 0 else close + 2
             continue
-        elif c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
-
-
-def _relaxed(obj: str) -> str:
-    """JSON with comments and trailing commas removed (outside strings)."""
-    out, i, quote = [], 0, ""
-    while i < len(obj):
-        c = obj[i]
-        if quote:
-            out.append(c)
-            if c == "\\" and i + 1 < len(obj):
-                out.append(obj[i + 1])
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c == '"':
-            quote = c
-            out.append(c)
-        elif obj.startswith("//", i):
-            nl = obj.find("\n", i)
-            i = len(obj) if nl < 0 else nl
-            continue
-        elif obj.startswith("/*", i):
-            close = obj.find("*/", i + 2)
-            i = len(obj) if close < 0 else close + 2
-            continue
         else:
-            out.append(c)
+            yield i, c, False
         i += 1
-    return re.sub(r",(\s*[}\]])", r"\1", "".join(out))
 
 
 def load(obj: str) -> Any:
