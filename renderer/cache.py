@@ -10,9 +10,9 @@ Only verdicts about the program are kept. A timeout or a crash may come from loa
 machine, a neighbour's GPU work) rather than from the sketch, and an infrastructure failure
 is ours: replaying one would give an honest program a permanent failure, so none is cached.
 
-The same program and seed do not always give the same bytes (SwiftShader, under ANGLE,
-differs in ~10-20 edge pixels, by up to ~15 levels, between runs), so entries are
-keyed by program + seed + versions, never by the PNG's hash.
+One program and seed give the same PNG bytes (renderer/brush_shader.py makes p5.brush's fill
+shader deterministic), but entries are keyed by program + seed + versions, which is known
+before rendering.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from renderer.libserver import HERE
 # run (whatever their names), the page itself and the browser's flags (libserver, browser),
 # and the Python that builds the job and judges its answer.
 _GATE_PY = (
+    "brush_shader.py",
     "gate.py",
     "profiles.py",
     "verdict.py",

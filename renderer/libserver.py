@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from refpool.core.errors import MissingFile
+from renderer.brush_shader import deterministic_brush
 
 HERE = Path(__file__).resolve().parent
 
@@ -98,7 +99,9 @@ class LibServer:
                 "text/javascript; charset=utf-8",
             ),
             "/lib/p5.brush.js": (
-                (nm / "p5.brush" / "dist" / "p5.brush.js").read_bytes(),
+                deterministic_brush(
+                    (nm / "p5.brush" / "dist" / "p5.brush.js").read_text(encoding="utf-8")
+                ).encode("utf-8"),
                 "text/javascript; charset=utf-8",
             ),
         }
