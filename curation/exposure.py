@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from curation.files import report_file
 from curation.hosts import STATE_CHANGING, HostRules
 
 Scope = MutableMapping[str, Any]
@@ -142,6 +143,10 @@ class ExposureMiddleware:
                 await send({"type": "websocket.close", "code": 1008})
             return
         tls = scope.get("scheme") == "https"
+        report = report_file(self.reports, scope.get("path", ""))
+        if report is not None:  # checked below as the file URL it stands for (blind, CSP)
+            file_path = FILE_PREFIXES[0] + str(report.resolve())
+            scope = {**scope, "path": file_path, "raw_path": file_path.encode()}
         refusal = self.refusal(scope, host, origin)
         if refusal is not None:
             status, detail, extra = refusal

@@ -5,6 +5,7 @@ Only the folders in `static_dirs` are served; the database never is.
 
 from __future__ import annotations
 
+import re
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
@@ -22,6 +23,29 @@ _warmer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refpool-thumbs")
 def file_url(path: Path) -> str:
     """A URL Gradio serves (relative, so it works behind a root path)."""
     return "gradio_api/file=" + quote(str(path))
+
+
+REPORTS_ROUTE = "/reports/"  # draft reports by name: the page never shows their server path
+_REPORT_NAME = re.compile(r"draft-([1-9][0-9]*)\.html")
+
+
+def report_name(draft_id: int) -> str:
+    """The file name of a draft's report, in the reports folder and in its URL."""
+    return f"draft-{draft_id}.html"
+
+
+def report_url(draft_id: int) -> str:
+    """Where the page links a draft's report: relative, like the studio's file URLs."""
+    return REPORTS_ROUTE.lstrip("/") + report_name(draft_id)
+
+
+def report_file(reports: Path, path: str) -> Path | None:
+    """The file `/reports/draft-<id>.html` names in `reports`; None for any other name, so no
+    request path can lead anywhere but a draft report."""
+    if not path.startswith(REPORTS_ROUTE):
+        return None
+    found = _REPORT_NAME.fullmatch(path[len(REPORTS_ROUTE) :])
+    return reports / report_name(int(found.group(1))) if found else None
 
 
 def static_dirs(store: Store) -> list[Path]:

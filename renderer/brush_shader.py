@@ -13,13 +13,15 @@ It matches the shader text of the pinned p5.brush exactly and refuses to guess a
 
 from __future__ import annotations
 
+from refpool.core.errors import RefpoolInfraError
+
 EARLY_RETURN = "if(maskColor.a==0.0){outColor=source;return;}"
 BLUR_START = "vec2 texelSize=1.0/vec2(textureSize(u_mask,0));"
 BLUR_END = "blurEdge/=9.0;"
 BLUR_DECLARED = "float blurEdge=0.0;"
 
 
-class ShaderPatchError(RuntimeError):
+class ShaderPatchError(RefpoolInfraError, RuntimeError):
     """The installed p5.brush's fill shader is not the one this patch was written for."""
 
 

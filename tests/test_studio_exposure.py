@@ -235,8 +235,11 @@ def test_framing_headers_no_upload_and_report_csp(store, exposed, tmp_path):
     with httpx.Client(base_url=url, cookies=cookies, timeout=30) as c:
         up = c.post("/gradio_api/upload", files={"files": ("x.html", b"<script>1</script>")})
         assert up.status_code == 404 and "no uploads" in up.text
+        assert draft.report.url == "reports/draft-1.html"  # no server path in the page
         report = c.get("/" + draft.report.url)
         assert report.status_code == 200 and b"Diversity report" in report.content
+        for other in ("/reports/draft-2.html", "/reports/draft-01.html", "/reports/store.db"):
+            assert c.get(other).status_code in (403, 404), other  # only a draft id names a file
         csp = report.headers["content-security-policy"]
         assert "default-src 'none'" in csp and "sandbox" in csp and "script-src" not in csp
     blind_url, _ = exposed(store, blind=True)

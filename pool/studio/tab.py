@@ -18,7 +18,8 @@ import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from curation.studio import Services, file_url
+from curation.files import report_name, report_url
+from curation.studio import Services
 from curation.views import count_table, message_html, refusal_text
 from pool.catalog import load_entries
 from pool.diversity.analysis import analyse, headline
@@ -59,7 +60,7 @@ class LeftOut:
 @dataclass
 class DraftReport:
     html_path: Path
-    url: str  # a URL the studio serves (the file, for download)
+    url: str  # where the page links it for download: by draft id, never a server path
     html: str  # the self-contained report, to embed
     headline: list[tuple[str, object]]  # (metric, value) as in the report's summary table
 
@@ -165,11 +166,11 @@ def write_draft_report(
     else:  # the ladder and the judge's agreement with the curators, as in `refpool report`
         reward = reward_section(store, a.ids)[0]
     html = render_html(a, reward=reward)
-    out = reports_dir(store) / f"draft-{draft_id}.html"
+    out = reports_dir(store) / report_name(draft_id)
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
     tmp.write_text(html, "utf-8")
     os.replace(tmp, out)  # a reader never sees half a report
-    return DraftReport(out, file_url(out), html, headline(a.metrics))
+    return DraftReport(out, report_url(draft_id), html, headline(a.metrics))
 
 
 def build_draft(
