@@ -25,7 +25,7 @@ from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from curation.files import report_file
+from curation.files import file_url, report_file
 from curation.hosts import STATE_CHANGING, HostRules
 
 Scope = MutableMapping[str, Any]
@@ -145,8 +145,9 @@ class ExposureMiddleware:
         tls = scope.get("scheme") == "https"
         report = report_file(self.reports, scope.get("path", ""))
         if report is not None:  # checked below as the file URL it stands for (blind, CSP)
-            file_path = FILE_PREFIXES[0] + str(report.resolve())
-            scope = {**scope, "path": file_path, "raw_path": file_path.encode()}
+            target = report.resolve()  # raw_path percent-encoded, as a browser would send it
+            raw = ("/" + file_url(target)).encode("ascii")
+            scope = {**scope, "path": FILE_PREFIXES[0] + str(target), "raw_path": raw}
         refusal = self.refusal(scope, host, origin)
         if refusal is not None:
             status, detail, extra = refusal

@@ -4,6 +4,7 @@ CSP (and not served at all by a blind studio)."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import threading
 import time
@@ -308,3 +309,40 @@ def test_blind_studio_ships_no_model_or_curator_name_even_after_login(store, exp
     for name in [*names["models"], "bob", "zoë-rater"]:
         assert name not in config and name not in sent, name
     assert "flower0.jpg" in sent  # photos are still offered after login
+
+
+def test_a_report_is_handed_on_as_the_file_url_a_browser_would_send(tmp_path):
+    """A home with a space or an accent still reaches Gradio's file route, percent-encoded."""
+    from curation.exposure import ExposureMiddleware
+    from curation.files import file_url
+
+    reports = tmp_path / "zoë home" / "reports"
+    reports.mkdir(parents=True)
+    (reports / "draft-3.html").write_text("<p>report</p>")
+    seen: list[dict] = []
+
+    async def app(scope, receive, send):
+        seen.append(scope)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        pass
+
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/reports/draft-3.html",
+        "raw_path": b"/reports/draft-3.html",
+        "headers": [(b"host", b"127.0.0.1")],
+        "scheme": "http",
+        "client": ("127.0.0.1", 5000),
+    }
+    asyncio.run(ExposureMiddleware(app, reports, served=[reports])(scope, receive, send))
+    [handed] = seen
+    target = (reports / "draft-3.html").resolve()
+    assert handed["path"] == "/gradio_api/file=" + str(target)
+    assert handed["raw_path"] == ("/" + file_url(target)).encode("ascii")
