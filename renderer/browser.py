@@ -31,7 +31,10 @@ if TYPE_CHECKING:
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
-    "--disable-gpu",  # software raster for 2D canvases; WebGL still gets SwiftShader below
+    # Software raster for 2D canvases (p5.brush's fill masks); WebGL still gets SwiftShader
+    # below. On SwiftShader (the watercolour env's flags) a render is ~20x slower and its
+    # washes a few levels darker: `env_pixels` drops this flag to paint the env's pixels.
+    "--disable-gpu",
     "--disable-gpu-sandbox",
     "--disable-quic",
     "--no-first-run",
@@ -91,21 +94,25 @@ def network_flags(origin_host: str) -> list[str]:
     ]
 
 
+def launch_flags(env_pixels: bool = False) -> list[str]:
+    """CHROMIUM_FLAGS, or with 2D canvases on SwiftShader as the watercolour env has them."""
+    return [f for f in CHROMIUM_FLAGS if not (env_pixels and f == "--disable-gpu")]
+
+
 async def launch_chromium(
-    pw: Playwright, executable: str, heap_mb: int, origin_host: str
+    pw: Playwright, executable: str, heap_mb: int, origin_host: str, env_pixels: bool = False
 ) -> Browser:
     # Playwright gives each launch a fresh temporary profile, and each slot its own context.
     return await pw.chromium.launch(
         executable_path=executable,
         args=[
-            *CHROMIUM_FLAGS,
+            *launch_flags(env_pixels),
             *network_flags(origin_host),
             f"--js-flags=--max-old-space-size={heap_mb}",
         ],
         headless=True,
         chromium_sandbox=False,
-        # Playwright adds GPU rasterization, which routes p5.brush's 2D fill masks through
-        # SwiftShader and makes a render ~10x slower.
+        # Playwright adds GPU rasterization; nothing here wants it.
         ignore_default_args=["--enable-gpu-rasterization"],
     )
 
@@ -128,8 +135,10 @@ class BrowserPool:
         heap_mb: int,
         slots: int,
         stats: dict[str, int],
+        env_pixels: bool = False,
     ) -> None:
         self.pw, self.server, self.browser = pw, server, browser
+        self.env_pixels = env_pixels
         self.executable, self.size, self.heap_mb, self.slot_count = executable, size, heap_mb, slots
         self.stats = stats
         self.libraries = libraries  # p5 and p5.brush, as served to the page
@@ -154,6 +163,7 @@ class BrowserPool:
         heap_mb: int,
         slots: int,
         stats: dict[str, int],
+        env_pixels: bool = False,
     ) -> BrowserPool:
         if not Path(executable).exists():
             raise InfraError(
@@ -169,7 +179,7 @@ class BrowserPool:
         libraries = library_versions()  # fails early, with advice, when `npm ci` was not run
         server = LibServer()
         pw = await async_playwright().start()
-        browser = await launch_chromium(pw, executable, heap_mb, server.host)
+        browser = await launch_chromium(pw, executable, heap_mb, server.host, env_pixels)
         pool = cls(
             pw,
             server,
@@ -180,6 +190,7 @@ class BrowserPool:
             heap_mb=heap_mb,
             slots=slots,
             stats=stats,
+            env_pixels=env_pixels,
         )
         await pool._fill()
         return pool
@@ -350,7 +361,7 @@ class BrowserPool:
                 await asyncio.wait_for(old.close(), timeout=10)
             self.generation += 1
             self.browser = await launch_chromium(
-                self.pw, self.executable, self.heap_mb, self.server.host
+                self.pw, self.executable, self.heap_mb, self.server.host, self.env_pixels
             )
             self.chromium_version = self.browser.version
             await self._fill()

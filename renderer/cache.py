@@ -68,6 +68,7 @@ def cache_key(
     profile: str,
     max_frames: int,
     deadline_s: float,
+    env_pixels: bool = False,
 ) -> str:
     """The key of one render; `profile` is the gate profile's name."""
     parts = {
@@ -79,6 +80,7 @@ def cache_key(
         "harness": HARNESS_VERSION,
         "max_frames": max_frames,
         "deadline_s": float(deadline_s),
+        "env_pixels": env_pixels,
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 

@@ -37,6 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--slots", type=int, default=None, help="warm pages to render in parallel")
     p.add_argument("--no-cache", action="store_true", help="render even if a cached result exists")
     p.add_argument("--deadline", type=float, default=None, help="seconds per render (default 30)")
+    p.add_argument(
+        "--env-pixels",
+        action="store_true",
+        help="paint 2D canvases on SwiftShader as the watercolour env does: its exact pixels, ~20x slower",
+    )
     p.set_defaults(func=_render)
 
     s = sub.add_parser(
@@ -56,6 +61,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--deadline", type=float, default=30.0, help="seconds per render (default 30)")
     s.add_argument("--no-cache", action="store_true", help="render even if a cached result exists")
+    s.add_argument(
+        "--env-pixels",
+        action="store_true",
+        help="paint 2D canvases on SwiftShader as the watercolour env does: its exact pixels, ~20x slower",
+    )
     s.add_argument("--ray", action="store_true", help="serve replicas on Ray Serve")
     s.add_argument("--replicas", type=int, default=2, help="with --ray: replicas (default 2)")
     s.add_argument(
@@ -81,6 +91,7 @@ def _render(args: argparse.Namespace) -> int:
         profile=args.profile,
         slots=args.slots or default_slots(),
         cache_dir=None if args.no_cache else store.home / "render-cache",
+        env_pixels=args.env_pixels,
     )
     if args.deadline is not None:
         config.deadline_s = args.deadline
@@ -213,7 +224,11 @@ def _serve_renderer(args: argparse.Namespace) -> int:
     cache_dir = None if args.no_cache else Store.open().home / "render-cache"
     slots = args.slots or (1 if args.ray else default_slots())
     config = RenderConfig(
-        profile=args.profile, slots=slots, cache_dir=cache_dir, deadline_s=args.deadline
+        profile=args.profile,
+        slots=slots,
+        cache_dir=cache_dir,
+        deadline_s=args.deadline,
+        env_pixels=args.env_pixels,
     )
     drain_s = config.deadline_s * config.attempts + 10  # the longest a render in flight takes
     if args.ray:

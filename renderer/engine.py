@@ -61,6 +61,9 @@ class RenderConfig:
     heap_mb: int = 512
     attempts: int = 2  # for infrastructure failures only
     cache_dir: Path | None = None
+    # 2D canvases on SwiftShader, as the watercolour env's flags have them: the env's exact
+    # pixels, at its cost (~20x slower). Off: rasterised in software, washes a little lighter.
+    env_pixels: bool = False
     chromium: str = field(
         default_factory=lambda: os.environ.get("REFPOOL_CHROMIUM", "/usr/bin/chromium")
     )
@@ -90,6 +93,7 @@ class Renderer:
             heap_mb=self.config.heap_mb,
             slots=self.config.slots,
             stats=self.stats,
+            env_pixels=self.config.env_pixels,
         )
 
     async def close(self) -> None:
@@ -121,6 +125,7 @@ class Renderer:
             profile=profile,
             max_frames=self.config.max_frames,
             deadline_s=deadline_s or self.config.deadline_s,
+            env_pixels=self.config.env_pixels,
         )
 
     # -- rendering --------------------------------------------------------------------------
@@ -173,7 +178,9 @@ class Renderer:
             except SketchFault as fault:
                 result = stamp.failed([fault.violation], console=fault.console)
             else:
-                gate = gate_verdict(outcome, resolved)
+                # Decoding and measuring the PNG takes ~0.1 s of CPU: off the event loop,
+                # so the other slots' pages are served meanwhile.
+                gate = await asyncio.to_thread(gate_verdict, outcome, resolved)
                 result = stamp.finish(gate, png=outcome.png, console=outcome.console)
             self.stats["renders"] += 1
             return self._keep(result, skip_static)
@@ -268,7 +275,8 @@ class Renderer:
         """
         run = slot.page.evaluate("([api, spec]) => window[api].run(spec)", [pool.api, spec])
         raw = await asyncio.wait_for(run, timeout=deadline_s + REPLAY_GRACE_S)
-        outcome = parse_outcome(raw, (self.config.width, self.config.height))
+        size = (self.config.width, self.config.height)
+        outcome = await asyncio.to_thread(parse_outcome, raw, size)  # re-encodes the PNG
         if outcome.status == "timeout":
             raise SketchFault.timeout(deadline_s, outcome.console)
         if outcome.status == "infra":  # our harness failed before any sketch code ran: retry

@@ -19,6 +19,9 @@
   let job = null;
   const late = [];
 
+  // Phase marks for bench/profile_render.py (a few per frame: cheap, and never read by the job).
+  const mark = (name) => performance.mark("rp:" + name);
+
   const violation = (code, message, line = null) => ({ code, message: String(message).slice(0, 500), line });
 
   const finish = (status, detail) => {
@@ -31,9 +34,12 @@
     }
     let png = null;
     if (status === "done") {
+      mark("capture");
       const shot = capture();
+      mark("captured");
       if (shot.violation) { job.violations.push(shot.violation); status = "error"; } else png = shot.png;
     }
+    mark("answer " + status);
     job.resolve(JSON.stringify({
       status, detail: detail || null, violations: job.violations, paints: job.paints,
       frames: job.frames, canvas: job.canvas, console: job.console, png,
@@ -176,17 +182,27 @@
     }
   };
 
+  // Recorded frames are replayed back to back, not at p5's 60 fps: nothing here is timed
+  // (the worker already ran the sketch's clock), so waiting for animation frames would only
+  // add up to 16 ms a frame. A message, unlike a timer, is never clamped to 4 ms.
+  const nextFrame = new MessageChannel();
+  nextFrame.port1.onmessage = () => {
+    if (job && !job.finished && job.instance) job.instance.redraw();
+  };
+
   // p5 add-on registered after p5.brush: its hooks run once brush has flushed each frame.
   const doneAddon = (p5, fn, lifecycles) => {
     lifecycles.postsetup = function () {
+      mark("setup flushed");
+      this._loop = false; // p5 still draws frame 1 right after setup; the rest come from postdraw
       if (job.calls.length === 1) setTimeout(() => finish("done"), 0);
     };
     lifecycles.postdraw = function () {
+      mark(`draw ${job.drawn} flushed`);
       job.frames = job.drawn;
-      if (job.drawn >= job.calls.length - 1) {
-        this._loop = false;
-        setTimeout(() => finish("done"), 0); // after this frame's microtasks (p5's finishDraw)
-      }
+      // Both run after this frame's microtasks (p5's finishDraw).
+      if (job.drawn >= job.calls.length - 1) setTimeout(() => finish("done"), 0);
+      else nextFrame.port2.postMessage(0);
     };
   };
 
@@ -202,15 +218,19 @@
     job.calls = calls;
     seededRandom = makeSeededRandom(job.spec.seed);
     (await loadScript("/lib/p5.brush.js")).remove();
+    mark("brush loaded");
     window.p5.registerAddon(doneAddon);
-    window.setup = () => replayFrame(0);
+    window.setup = () => { mark("setup"); replayFrame(0); mark("setup replayed"); };
     if (calls.length > 1) {
       window.draw = () => {
         job.drawn++;
+        mark(`draw ${job.drawn}`);
         replayFrame(job.drawn);
+        mark(`draw ${job.drawn} replayed`);
       };
     }
     job.instance = new window.p5();
+    mark("p5 made");
   };
 
   // --- the sketch's own realm ----------------------------------------------------------------
@@ -242,6 +262,7 @@
       spec, deadlineAt: performance.now() + spec.deadlineMs, violations: [], console: [], paints: 0, frames: 0, drawn: 0, canvas: false, finished: false,
       resolve: resolveJob, worker: null, instance: null, calls: [], colours: new Map(), shapes: new Map(),
     };
+    mark("run");
     // The sketch must parse on its own: then it cannot close the function it is wrapped in.
     try {
       acornParse(spec.source, { ecmaVersion: "latest", sourceType: "script" });
@@ -253,7 +274,9 @@
       finish("error");
       return answered;
     }
+    mark("parsed");
     const got = await runWorker(spec);
+    mark("worker answered");
     if (job.worker) job.worker.terminate(); // nothing the sketch left running outlives its answer
     if (got.infra) { finish("infra", got.infra); return answered; }
     if (got.timeout) { finish("timeout"); return answered; }
@@ -279,6 +302,7 @@
       finish("error");
       return answered;
     }
+    mark("checked");
     if (!answer.canvas) { finish("done"); return answered; } // no canvas: nothing to paint
     try {
       await paint(calls);

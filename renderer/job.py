@@ -59,7 +59,9 @@ def realm_config(
     """What the sketch realm's facade needs: the rules, the seed, p5's names and constants."""
     width, height = size
     return {
-        "seed": seed & 0x7FFFFFFF,
+        # The env's page writes the seed into its script and takes `seed >>> 0`: the same
+        # unsigned 32-bit value here (then seeded_random.js maps 0 to 1, as the env does).
+        "seed": seed % 2**32,
         "scriptUrl": script_url,
         "prefixLines": 0,  # filled in by job_script
         "width": width,

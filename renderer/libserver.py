@@ -39,9 +39,11 @@ CSP = "; ".join(
 # The sketch realm's script runs under its own policy: no eval, no imports, no requests.
 WORKER_CSP = "default-src 'none'"
 
+# The canvas is read with toDataURL, never shown: a shown WebGL canvas is copied back from
+# the GPU process for the software compositor at every frame, which waits for all its drawing.
 HARNESS_HTML = b"""<!doctype html>
 <html><head><meta charset="utf-8">
-<style>html,body{margin:0;padding:0;background:#fff;overflow:hidden}canvas{display:block}</style>
+<style>html,body{margin:0;padding:0;background:#fff;overflow:hidden}canvas{display:none!important}</style>
 <script src="/lib/acorn.js"></script>
 <script src="/harness.js"></script>
 <script src="/lib/p5.js"></script>

@@ -71,11 +71,12 @@ def test_no_state_survives_into_the_next_job():
     from renderer import RenderConfig, SyncRenderer
 
     with SyncRenderer(RenderConfig(slots=1, deadline_s=8)) as r:
-        baseline = r.render(TRIVIAL, seed=5)
+        # Seed 3: at 5 the env's seeding paints trivial.js's circle too pale to count.
+        baseline = r.render(TRIVIAL, seed=3)
         assert baseline.accepted, baseline.gate.violations
         for n, poison in enumerate(POISONS):
             r.render((ESCAPES / poison).read_text(), seed=1, skip_static=True)
-            after = r.render(TRIVIAL + f"\n// a new cache key {n}\n", seed=5)
+            after = r.render(TRIVIAL + f"\n// a new cache key {n}\n", seed=3)
             assert after.infra_error is None, poison
             assert after.accepted, (poison, after.gate.violations)
             diff = np.abs(pixels(after.png) - pixels(baseline.png)).max(axis=2)
