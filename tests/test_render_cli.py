@@ -108,3 +108,15 @@ def test_demo_runs_offline_and_resumes(refpool_home):
     assert (refpool_home / "report.html").read_text().startswith("<!doctype html>")
     again = run_cli(*args)
     assert again.returncode == 0 and "(0 new this run)" in again.stdout
+
+
+def test_env_pixels_reaches_the_renderer_of_serve_renderer(monkeypatch, refpool_home):
+    """`--env-pixels` is the service's RenderConfig, not a flag read and dropped."""
+    from refpool.cli import main
+    from renderer import service
+
+    served = {}
+    monkeypatch.setattr(service, "serve", lambda backend, *a: served.update(c=backend.renderer))
+    for argv, expected in ((["serve-renderer", "--env-pixels"], True), (["serve-renderer"], False)):
+        assert main(argv) == 0
+        assert served["c"].config.env_pixels is expected
