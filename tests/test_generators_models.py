@@ -7,7 +7,6 @@ from collections import deque
 
 import pytest
 
-from generators import llm
 from generators.batch import generate
 from generators.llm import ChatResult, classify, load_models
 from generators.loopback import LoopbackOpenAI
@@ -45,15 +44,7 @@ CRITIC_JSON = json.dumps(
 )
 
 
-@pytest.fixture
-def photo_id(store, sample_photos):
-    import_folder(store, sample_photos)
-    return store.query("SELECT id FROM photos ORDER BY id LIMIT 1")[0]["id"]
-
-
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch):
-    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
+pytestmark = pytest.mark.usefixtures("fast_retries")  # the shared fixture in conftest
 
 
 class Scripted:

@@ -17,16 +17,7 @@ from generators.summary import format_summary
 from refpool.intake.photos import import_folder
 from renderer import extract_program
 
-
-@pytest.fixture
-def photo_id(store, sample_photos):
-    import_folder(store, sample_photos)
-    return store.query("SELECT id FROM photos ORDER BY id LIMIT 1")[0]["id"]
-
-
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch):
-    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
+pytestmark = pytest.mark.usefixtures("fast_retries")  # the shared fixture in conftest
 
 
 class CountingRenderer:

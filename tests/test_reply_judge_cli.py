@@ -16,7 +16,6 @@ from factories import add_photo
 from judge_fakes import painting
 
 from curation.ratings import record_rating
-from generators import llm
 from refpool import cli
 from refpool.core.store import candidates
 from refpool.core.store.calibration import ladder
@@ -36,9 +35,7 @@ UNREADABLE = ["judge-think-cut", "judge-unreadable", "judge-contradictory", "jud
 RED, GREEN = (170, 50, 90), (20, 120, 60)
 
 
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch):
-    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
+pytestmark = pytest.mark.usefixtures("fast_retries")  # the shared fixture in conftest
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

@@ -22,10 +22,7 @@ from pool.reward.judge import parse_verdict
 from refpool.core.reply import read_message
 from renderer import extract_program, static_check
 
-
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch):
-    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
+pytestmark = pytest.mark.usefixtures("fast_retries")  # the shared fixture in conftest
 
 
 @pytest.fixture

@@ -18,10 +18,7 @@ from generators.llm import load_models
 from refpool.core.finish import finish_meaning
 from refpool.core.store.model_calls import scrub_secrets
 
-
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch):
-    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
+pytestmark = pytest.mark.usefixtures("fast_retries")  # the shared fixture in conftest
 
 
 @pytest.fixture

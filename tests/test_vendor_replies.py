@@ -17,10 +17,7 @@ from generators.critics import parse_critique
 from generators.llm import load_models
 from renderer import extract_program
 
-
-@pytest.fixture(autouse=True)
-def fast_retries(monkeypatch):
-    monkeypatch.setattr(llm, "RETRY_BASE_S", 0.01)
+pytestmark = pytest.mark.usefixtures("fast_retries")  # the shared fixture in conftest
 
 
 @pytest.fixture
