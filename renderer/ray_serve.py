@@ -44,10 +44,11 @@ def import_ray() -> tuple[Any, Any]:
 class RayBackend:
     """The service's backend: renders go to the replicas through a Serve handle."""
 
-    def __init__(self, handle: Any, slots: int, replicas: int) -> None:
+    def __init__(self, handle: Any, slots: int, replicas: int, env_pixels: bool = False) -> None:
         self.handle = handle
         self.slots = slots * replicas
         self.replicas = replicas
+        self.env_pixels = env_pixels
 
     async def start(self) -> None:
         pass  # the replicas start their browsers themselves
@@ -56,7 +57,12 @@ class RayBackend:
         pass  # Serve drains and stops the replicas
 
     async def health(self) -> dict[str, Any]:
-        return {"ok": True, "replicas": self.replicas, "slots": self.slots}
+        return {
+            "ok": True,
+            "replicas": self.replicas,
+            "slots": self.slots,
+            "env_pixels": self.env_pixels,
+        }
 
     async def render(self, source: str, seed: int, profile: str | None) -> Render:
         from ray.exceptions import RayError
@@ -112,7 +118,7 @@ def build_application(config: Any, replicas: int, queue: int, cpus: float = 1.0)
         def __serve_build_asgi_app__(self) -> Any:  # noqa: N807 - Serve's hook name
             from renderer.service import Limits, build_app
 
-            backend = RayBackend(self.replica, config.slots, replicas)
+            backend = RayBackend(self.replica, config.slots, replicas, config.env_pixels)
             return build_app(backend, Limits(queue=queue))
 
     return Ingress.bind(RenderReplica.bind())  # type: ignore[attr-defined]

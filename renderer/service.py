@@ -63,7 +63,12 @@ class LocalBackend:
             ok = self.renderer.pool.connected
         except Exception:  # noqa: BLE001 - not started, or the browser is gone: not healthy
             ok = False
-        return {"ok": ok, "lib_versions": self.renderer.lib_versions, "slots": self.slots}
+        return {
+            "ok": ok,
+            "lib_versions": self.renderer.lib_versions,
+            "slots": self.slots,
+            "env_pixels": self.renderer.config.env_pixels,  # which 2D rasteriser paints
+        }
 
     async def render(self, source: str, seed: int, profile: str | None) -> Render:
         return await self.renderer.render(source, seed=seed, profile=profile)

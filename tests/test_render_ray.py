@@ -87,6 +87,7 @@ def browsers_under(pid: int) -> int:
 def test_two_replicas_each_with_its_own_browser_behind_one_endpoint(endpoint):
     status, health = get(f"{endpoint}/healthz")
     assert status == 200 and json.loads(health)["replicas"] == 2
+    assert json.loads(health)["env_pixels"] is False
     pids = wait_for(lambda: len(replica_pids()) == 2 and replica_pids(), 120, "two replicas")
     assert all(browsers_under(pid) >= 1 for pid in pids)
     replies: list = []

@@ -105,6 +105,7 @@ def test_renders_json_png_and_raw_programs(service):
     status, health = get(f"{service.url}/healthz")
     health = json.loads(health)
     assert status == 200 and health["ok"] and health["lib_versions"]["p5.brush"] == "2.2.2"
+    assert health["env_pixels"] is False  # a trainer can tell which pixels it is served
 
 
 def test_a_full_queue_is_a_503_with_retry_after_never_a_wait(service):
