@@ -28,18 +28,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from proc_cpu import TICK, descendants, process_cpu_seconds, stat_fields  # noqa: E402
+
 from renderer import RenderConfig, Renderer  # noqa: E402
 from renderer.browser import Slot  # noqa: E402
 
 SKETCHES = ROOT / "tests" / "sketches"
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _stat(path: str) -> list[str] | None:
-    try:
-        return Path(path).read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
 
 
 def _kind(pid: int) -> str:
@@ -58,34 +52,15 @@ def _kind(pid: int) -> str:
     return "browser" if "chromium" in args.split(" ", 1)[0] else Path(args.split(" ", 1)[0]).name
 
 
-def descendants(root: int) -> list[int]:
-    parents: dict[int, int] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and (fields := _stat(f"/proc/{entry}/stat")):
-            parents[int(entry)] = int(fields[1])
-    out = []
-    for pid in parents:
-        p = pid
-        while p and p != root:
-            p = parents.get(p, 0)
-        if p == root and pid != root:
-            out.append(pid)
-    return out
-
-
 def cpu_snapshot(root: int) -> dict[str, Any]:
     """Per process (with its reaped children) and per thread CPU-seconds under `root`."""
     procs: dict[int, tuple[str, float]] = {}
     threads: dict[tuple[int, int], tuple[str, str, float]] = {}
     for pid in descendants(root):
-        fields = _stat(f"/proc/{pid}/stat")
-        if not fields:
-            continue
         kind = _kind(pid)
-        # utime+stime, plus cutime+cstime: a closed page's renderer is reaped by the zygote.
-        procs[pid] = (kind, sum(int(f) for f in fields[11:15]) / TICK)
+        procs[pid] = (kind, process_cpu_seconds(pid))
         for tid in os.listdir(f"/proc/{pid}/task") if Path(f"/proc/{pid}/task").exists() else []:
-            tstat = _stat(f"/proc/{pid}/task/{tid}/stat")
+            tstat = stat_fields(f"/proc/{pid}/task/{tid}/stat")
             try:
                 comm = Path(f"/proc/{pid}/task/{tid}/comm").read_text().strip()
             except OSError:

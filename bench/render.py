@@ -31,52 +31,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from proc_cpu import machine_busy_seconds, tree_cpu_seconds  # noqa: E402
+
 from renderer import RenderConfig, Renderer  # noqa: E402
 from renderer.browser import CHROMIUM_FLAGS  # noqa: E402
 from renderer.libserver import LibServer  # noqa: E402
 
 SKETCHES = ROOT / "tests" / "sketches"
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def tree_cpu_seconds(root_pid: int) -> float:
-    """CPU of root_pid's descendants, counting the ones that have already exited.
-
-    A closed page's renderer process exits and is reaped by Chromium's zygote: its time then
-    lives only in the zygote's cutime+cstime (fields 16, 17 of /proc/PID/stat), so summing
-    utime+stime of live processes alone would lose most of each render's CPU. The root's
-    own time (this Python process) is counted, its reaped children's (earlier browsers) not.
-    """
-    parents: dict[int, int] = {}
-    times: dict[int, float] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        pid = int(entry)
-        parents[pid] = int(fields[1])
-        own = int(fields[11]) + int(fields[12])
-        reaped = int(fields[13]) + int(fields[14])
-        times[pid] = (own if pid == root_pid else own + reaped) / TICK
-    total = 0.0
-    for pid, t in times.items():
-        p = pid
-        while p and p != root_pid:
-            p = parents.get(p, 0)
-        if p == root_pid:
-            total += t
-    return total
-
-
-def machine_busy_seconds() -> float:
-    """CPU-seconds the whole machine has been busy (all cores, /proc/stat): a cross-check
-    of the process-tree figure that only holds when nothing else runs."""
-    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = fields[3] + fields[4]  # idle + iowait
-    return (sum(fields[:8]) - idle) / TICK
 
 
 def variant(source: str, i: int) -> str:

@@ -32,7 +32,7 @@ CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
     # Software raster for 2D canvases (p5.brush's fill masks); WebGL still gets SwiftShader
-    # below. On SwiftShader (the watercolour env's flags) a render is ~20x slower and its
+    # below. On SwiftShader (the watercolour env's flags) a render is ~17x slower and its
     # washes a few levels darker: `env_pixels` drops this flag to paint the env's pixels.
     "--disable-gpu",
     "--disable-gpu-sandbox",

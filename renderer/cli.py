@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 
 
 # -- refpool render / serve-renderer --------------------------------------------------------
+ENV_PIXELS_HELP = (
+    "paint 2D canvases on SwiftShader as the watercolour env does: its exact pixels, ~17x slower"
+)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "render",
@@ -40,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--env-pixels",
         action="store_true",
-        help="paint 2D canvases on SwiftShader as the watercolour env does: its exact pixels, ~20x slower",
+        help=ENV_PIXELS_HELP,
     )
     p.set_defaults(func=_render)
 
@@ -64,7 +69,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     s.add_argument(
         "--env-pixels",
         action="store_true",
-        help="paint 2D canvases on SwiftShader as the watercolour env does: its exact pixels, ~20x slower",
+        help=ENV_PIXELS_HELP,
     )
     s.add_argument("--ray", action="store_true", help="serve replicas on Ray Serve")
     s.add_argument("--replicas", type=int, default=2, help="with --ray: replicas (default 2)")

@@ -62,7 +62,7 @@ class RenderConfig:
     attempts: int = 2  # for infrastructure failures only
     cache_dir: Path | None = None
     # 2D canvases on SwiftShader, as the watercolour env's flags have them: the env's exact
-    # pixels, at its cost (~20x slower). Off: rasterised in software, washes a little lighter.
+    # pixels, at its cost (~17x slower). Off: rasterised in software, washes a little lighter.
     env_pixels: bool = False
     chromium: str = field(
         default_factory=lambda: os.environ.get("REFPOOL_CHROMIUM", "/usr/bin/chromium")
