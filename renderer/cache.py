@@ -10,7 +10,7 @@ Only verdicts about the program are kept. A timeout or a crash may come from loa
 machine, a neighbour's GPU work) rather than from the sketch, and an infrastructure failure
 is ours: replaying one would give an honest program a permanent failure, so none is cached.
 
-One program and seed give the same PNG bytes (renderer/brush_shader.py makes p5.brush's fill
+One program and seed give the same PNG bytes (renderer/brush_patches.py makes p5.brush's fill
 shader deterministic), but entries are keyed by program + seed + versions, which is known
 before rendering.
 """
@@ -30,7 +30,7 @@ from renderer.libserver import HERE
 # run (whatever their names), the page itself and the browser's flags (libserver, browser),
 # and the Python that builds the job and judges its answer.
 _GATE_PY = (
-    "brush_shader.py",
+    "brush_patches.py",
     "gate.py",
     "profiles.py",
     "verdict.py",

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from refpool.core.errors import MissingFile
-from renderer.brush_shader import deterministic_brush
+from renderer.brush_patches import served_brush
 
 HERE = Path(__file__).resolve().parent
 
@@ -101,7 +101,7 @@ class LibServer:
                 "text/javascript; charset=utf-8",
             ),
             "/lib/p5.brush.js": (
-                deterministic_brush(
+                served_brush(
                     (nm / "p5.brush" / "dist" / "p5.brush.js").read_text(encoding="utf-8")
                 ).encode("utf-8"),
                 "text/javascript; charset=utf-8",

@@ -189,7 +189,7 @@ def test_a_broken_static_pass_gives_each_file_a_row_not_a_traceback(node, refpoo
 
 
 # -- pixels -----------------------------------------------------------------------------------
-# Before renderer/brush_shader.py, 10-19 of 360,000 pixels along fill edges differed between
+# Before renderer/brush_patches.py, 10-19 of 360,000 pixels along fill edges differed between
 # three renders of one program and seed (by up to 15/255): p5.brush's fill shader took
 # derivatives after an early return, which SwiftShader answers with leftover lane values.
 
@@ -212,7 +212,7 @@ def test_one_program_and_seed_render_the_same_png_three_times(renderer, sketch):
 
 
 def test_the_fill_shader_patch_takes_derivatives_before_any_pixel_returns():
-    from renderer.brush_shader import EARLY_RETURN, ShaderPatchError, deterministic_brush
+    from renderer.brush_patches import EARLY_RETURN, ShaderPatchError, deterministic_brush
     from renderer.libserver import node_modules
 
     library = (node_modules() / "p5.brush" / "dist" / "p5.brush.js").read_text(encoding="utf-8")
@@ -223,3 +223,75 @@ def test_the_fill_shader_patch_takes_derivatives_before_any_pixel_returns():
     assert len(patched) == len(library) + len("if(!u_isBrush){}")
     with pytest.raises(ShaderPatchError, match="npm ci"):
         deterministic_brush(library.replace(EARLY_RETURN, "if(maskColor.a<0.01){return;}"))
+
+
+STROKES_AND_WASH = """
+function setup() {
+  createCanvas(600, 600, WEBGL);
+  noLoop();
+}
+function draw() {
+  translate(-width / 2, -height / 2);
+  background("#f6efe2");
+  brush.set("HB", "#2d4a6b", 2);
+  brush.line(80, 120, 520, 160);
+  brush.set("marker", "#b0412e", 1.5);
+  brush.flowLine(100, 400, 300, -20);
+  brush.hatchStyle("2B", "#7a3b2e", 1);
+  brush.hatch(10, PI / 5);
+  brush.fill("#e2b33e", 160);
+  brush.fillBleed(0.3);
+  brush.rect(200, 220, 220, 180);
+}
+"""
+
+
+@pytest.mark.browser
+def test_the_speed_rewrites_paint_the_same_bytes(renderer, monkeypatch):
+    """Renders p5.brush served only deterministic, in a browser of its own, and compares
+    PNG bytes with the shared renderer's (deterministic + the exact speed-ups)."""
+    import renderer.libserver as libserver
+    from renderer import RenderConfig, SyncRenderer
+    from renderer.brush_patches import deterministic_brush
+
+    jobs = [
+        (YELLOW.with_name("coral_hibiscus.js").read_text(), 0, None),
+        (YELLOW.read_text(), 7, None),
+        (STROKES_AND_WASH, 3, "permissive"),
+    ]
+    fast = [
+        renderer.render(src, seed=seed, profile=prof, skip_static=True) for src, seed, prof in jobs
+    ]
+    monkeypatch.setattr(libserver, "served_brush", deterministic_brush)
+    with SyncRenderer(RenderConfig(slots=1, deadline_s=30)) as plain:
+        slow = [
+            plain.render(src, seed=seed, profile=prof, skip_static=True) for src, seed, prof in jobs
+        ]
+    for (_, seed, _), a, b in zip(jobs, fast, slow, strict=True):
+        assert a.accepted and b.accepted, (a.gate.violations, b.gate.violations)
+        assert a.png == b.png, f"seed {seed}: the rewritten p5.brush painted other pixels"
+
+
+def test_each_speed_rewrite_refuses_a_library_it_was_not_written_for():
+    from renderer.brush_patches import (
+        CONCENTRATIONS,
+        MASK_STAGING,
+        ShaderPatchError,
+        direct_mask_upload,
+        leaner_pigment_mix,
+        served_brush,
+    )
+    from renderer.libserver import node_modules
+
+    library = (node_modules() / "p5.brush" / "dist" / "p5.brush.js").read_text(encoding="utf-8")
+    served = served_brush(library)
+    assert "spectral_reflectance_to_xyz(R1)" not in served  # luminance sums only Y
+    assert served.index(CONCENTRATIONS) < served.index("float ksMix=0.;")
+    assert MASK_STAGING not in served and "getImageData" in served
+    # the Y-only sum takes the Y coefficients of the XYZ sum, in order
+    y_sum = served[served.index("float spectral_reflectance_to_y") :]
+    assert y_sum.count("y+=R[") == 38 and "y+=R[0]*0.0000018442894440;" in y_sum
+    with pytest.raises(ShaderPatchError, match="npm ci"):
+        leaner_pigment_mix(library.replace(CONCENTRATIONS, CONCENTRATIONS.replace("2.", "3.")))
+    with pytest.raises(ShaderPatchError, match="npm ci"):
+        direct_mask_upload(library.replace(MASK_STAGING, ""))

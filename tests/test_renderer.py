@@ -76,7 +76,7 @@ def test_same_seed_same_image(renderer):
     a = renderer.render(source, seed=42)
     b = renderer.render(source + "// same program, new cache key\n", seed=42)
     c = renderer.render(source, seed=43)
-    assert a.png == b.png  # identical pixels (renderer/brush_shader.py)
+    assert a.png == b.png  # identical pixels (renderer/brush_patches.py)
     diff_other = np.abs(pixels(a.png) - pixels(c.png))
     assert (diff_other.max(axis=2) > 24).sum() > 500, "a different seed should paint differently"
 
