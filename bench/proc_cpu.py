@@ -53,9 +53,19 @@ def tree_cpu_seconds(root: int) -> float:
     )
 
 
+def _machine_fields() -> list[int]:
+    return [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+
+
+def machine_stolen_seconds() -> float:
+    """CPU-seconds the hypervisor gave to other guests (steal): a noisy neighbour's share,
+    which slows every figure here without showing in any process's time."""
+    return _machine_fields()[7] / TICK
+
+
 def machine_busy_seconds() -> float:
     """CPU-seconds the whole machine has been busy (all cores, /proc/stat): a cross-check
     of the process-tree figure that only holds when nothing else runs."""
-    fields = [int(f) for f in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    fields = _machine_fields()
     idle = fields[3] + fields[4]  # idle + iowait
-    return (sum(fields[:8]) - idle) / TICK
+    return (sum(fields[:7]) - idle) / TICK  # steal (field 7) is not this machine's work

@@ -9,6 +9,9 @@ Measures, on the reference sketches in tests/sketches/ (copied from shared/sketc
   * CPU-seconds per render (this process tree, exited page processes included; and the whole
     machine's busy time as a cross-check at rest), the CPU floor cores*60/cpu_s renders/min,
     and pool throughput as a fraction of it (goal >= 0.85), with how busy the cores were,
+  * what the exact p5.brush rewrites (renderer/brush_patches.py) save: renders alternating
+    between a renderer serving them and one serving p5.brush only made deterministic, with
+    their PNG bytes compared,
   * an anchor-style baseline in the same run: a fresh browser and page per render, as the
     published experiment rendered,
   * what isolation and the AST gate cost (one run, beside the figures above): a fresh
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import sys
@@ -31,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from proc_cpu import machine_busy_seconds, tree_cpu_seconds  # noqa: E402
+from proc_cpu import machine_busy_seconds, machine_stolen_seconds, tree_cpu_seconds  # noqa: E402
 
 from renderer import RenderConfig, Renderer  # noqa: E402
 from renderer.browser import CHROMIUM_FLAGS  # noqa: E402
@@ -104,6 +108,39 @@ async def pool_throughput(jobs: int, slots: int) -> tuple[float, float, float]:
         wall = time.perf_counter() - t
         ours = (tree_cpu_seconds(os.getpid()) - ours) / (wall * cores)
         return jobs / wall * 60, ours, (machine_busy_seconds() - machine) / (wall * cores)
+
+
+async def rewrite_savings(repeats: int) -> dict[str, tuple[float, float, bool]]:
+    """Per sketch: median seconds with the speed rewrites, without them, and whether every
+    pair of renders gave the same PNG bytes. Renders alternate, so load hits both alike."""
+    import renderer.libserver as libserver
+    from renderer.brush_patches import deterministic_brush
+
+    served = libserver.served_brush
+    out = {}
+    async with contextlib.AsyncExitStack() as stack:
+        fast = await stack.enter_async_context(Renderer(RenderConfig(slots=1)))
+        libserver.served_brush = deterministic_brush  # read once, as the second server starts
+        try:
+            plain = await stack.enter_async_context(Renderer(RenderConfig(slots=1)))
+        finally:
+            libserver.served_brush = served
+        for r in (fast, plain):
+            await r.render((SKETCHES / "trivial.js").read_text())
+        for name in ("coral_hibiscus.js", "yellow_hibiscus.js"):
+            source = (SKETCHES / name).read_text()
+            times: dict[int, list[float]] = {0: [], 1: []}
+            same = True
+            for i in range(repeats):
+                pngs = []
+                for k, r in enumerate((fast, plain)):
+                    await asyncio.sleep(0.5)  # the other renderer's spare page settles
+                    t = time.perf_counter()
+                    pngs.append((await r.render(variant(source, 300 + i), seed=i)).png)
+                    times[k].append(time.perf_counter() - t)
+                same = same and pngs[0] == pngs[1]
+            out[name] = (statistics.median(times[0]), statistics.median(times[1]), same)
+    return out
 
 
 # A sketch without draw() is finished once setup (and p5.brush's flush after it) has run.
@@ -226,6 +263,7 @@ async def main() -> None:
     cores = os.cpu_count() or 1
     load = os.getloadavg()[0]
     print(f"machine: {cores} cores, load average {load:.2f} at start")
+    stolen, started = machine_stolen_seconds(), time.perf_counter()
     if args.ray:
         from render_ray import ray_throughput
 
@@ -256,6 +294,14 @@ async def main() -> None:
     )
     print(f"  cores busy meanwhile   {ours:6.0%} ours, {busy:.0%} the whole machine")
 
+    savings = await rewrite_savings(args.repeats)
+    print("\nexact p5.brush rewrites (renderer/brush_patches.py; alternating, same run)")
+    for name, (with_, without, same) in savings.items():
+        print(
+            f"  {name:22s} {with_:6.2f} s with, {without:6.2f} s without = {with_ / without:.2f}x"
+            f"   ({'same' if same else 'DIFFERENT'} PNG bytes)"
+        )
+
     costs = await isolation_costs(args.repeats)
     print("\ncost of isolation and the AST gate (same run)")
     for label, value in costs.items():
@@ -272,9 +318,10 @@ async def main() -> None:
     for name, t in anchor.items():
         print(f"  {name:22s} {t:6.2f} s   = {t / warm[name]:.2f}x our warm render")
     end_load = os.getloadavg()[0]
+    steal = (machine_stolen_seconds() - stolen) / ((time.perf_counter() - started) * cores)
     print(
-        f"\nload average at end {end_load:.2f} (figures on a loaded machine are slower;"
-        " compare the ratios)"
+        f"\nload average at end {end_load:.2f}; the host took {steal:.0%} of the cores (steal)"
+        " meanwhile. Figures on a loaded or shared machine are slower: compare the ratios."
     )
 
 
