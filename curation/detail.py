@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from curation.blinding import mask_names, model_names, still_named, strip_js_comments
-from curation.files import file_url, thumbnail_url
+from curation.files import media_url, render_url, thumbnail_url
 from curation.ratings import latest_rating, others_ratings
 from refpool.core.contracts import Candidate, Critique, Photo, Violation
 from refpool.core.store import Store, calibration, candidates
@@ -158,7 +158,7 @@ def _render(store: Store, candidate: Candidate) -> tuple[str | None, str | None]
             f"the render's PNG is missing on disk ({path}); restore the data directory"
             " or re-render this candidate. You can still rate or skip it."
         )
-    return file_url(path), None
+    return render_url(candidate.png_sha), None
 
 
 def _photo(store: Store, photo_id: int) -> tuple[Photo | None, str | None, str | None]:
@@ -166,10 +166,14 @@ def _photo(store: Store, photo_id: int) -> tuple[Photo | None, str | None, str |
     photo = get_photos(store, [photo_id]).get(photo_id)
     if photo is None:
         return None, None, f"photo {photo_id} is not in the library"
-    path = photo_file(store, photo).resolve()
+    path = photo_file(store, photo)
     if not path.exists():
         return photo, None, f"photo file missing on disk ({photo.path})"
-    return photo, file_url(path), None
+    url = media_url(store.home, path)
+    if url is None:  # the studio serves photos only from its own folders, by name
+        outside = f"photo file {photo.path} is outside the data directory's photos folder"
+        return photo, None, outside + "; re-import it with `refpool photos import FOLDER`"
+    return photo, url, None
 
 
 def _program(store: Store, program_sha: str | None) -> str | None:

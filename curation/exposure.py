@@ -9,7 +9,10 @@
 * there is no upload route: the studio has no upload feature, so the upload endpoints answer
   404 even to a logged-in curator;
 * only the studio's own files are served (`served`: curation.files.static_dirs), never
-  another app's files in the shared temp folder Gradio also serves from;
+  another app's files in the shared temp folder Gradio also serves from. The page links them
+  by name (`/media/png/<sha>.png`, `/reports/draft-<id>.html`: curation.files.MEDIA), so it
+  never shows a server path; a name is handed on to Gradio's file route as the file it names
+  in those folders, and any other name under those routes is answered 404;
 * draft reports are served under a CSP that forbids scripts (they are self-contained HTML);
   a blind studio does not serve them at all (a report built without blinding names models);
 * the client's address is published in `CLIENT_ADDRESS` for the login backoff. It is the TCP
@@ -24,8 +27,9 @@ import re
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
-from curation.files import file_url, report_file
+from curation.files import is_media_route, media_file
 from curation.hosts import STATE_CHANGING, HostRules
 
 Scope = MutableMapping[str, Any]
@@ -67,6 +71,14 @@ def served_file(path: str) -> Path | None:
             except (OSError, ValueError):
                 return Path("/nonexistent")  # unreadable: not one of the studio's files
     return None
+
+
+def as_file_route(scope: Scope, file: Path) -> Scope:
+    """The request for a named file as a request for Gradio's file route, with raw_path
+    percent-encoded as a browser would send it."""
+    target = file.resolve()
+    raw = (FILE_PREFIXES[0] + quote(str(target))).encode("ascii")
+    return {**scope, "path": FILE_PREFIXES[0] + str(target), "raw_path": raw}
 
 
 def is_under(path: Path, folder: Path) -> bool:
@@ -125,7 +137,9 @@ class ExposureMiddleware:
         body_limit: int = BODY_LIMIT,
     ) -> None:
         self.app, self.reports, self.blind = app, Path(reports), blind
-        self.served = [Path(p).resolve() for p in served] or [self.reports.resolve()]
+        # as given, to find the folder a name is in; resolved, to check what a file route asks
+        self.folders = [Path(p) for p in served] or [self.reports]
+        self.served = [p.resolve() for p in self.folders]
         self.hosts = hosts or HostRules.make("127.0.0.1")
         self.body_limit = body_limit
 
@@ -143,11 +157,12 @@ class ExposureMiddleware:
                 await send({"type": "websocket.close", "code": 1008})
             return
         tls = scope.get("scheme") == "https"
-        report = report_file(self.reports, scope.get("path", ""))
-        if report is not None:  # checked below as the file URL it stands for (blind, CSP)
-            target = report.resolve()  # raw_path percent-encoded, as a browser would send it
-            raw = ("/" + file_url(target)).encode("ascii")
-            scope = {**scope, "path": FILE_PREFIXES[0] + str(target), "raw_path": raw}
+        if is_media_route(scope.get("path", "")):
+            named = media_file(self.folders, scope["path"])
+            if named is None:
+                await _refuse(send, 404, "no such file in the studio", tls=tls)
+                return
+            scope = as_file_route(scope, named)  # checked below as that file (blind, CSP)
         refusal = self.refusal(scope, host, origin)
         if refusal is not None:
             status, detail, extra = refusal

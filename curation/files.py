@@ -1,16 +1,20 @@
-"""Files the studio serves: renders, source photos and cached thumbnails, as Gradio URLs.
+"""Files the studio serves: renders, source photos, cached thumbnails and draft reports.
 
-Only the folders in `static_dirs` are served; the database never is.
+The page links each by a name that carries no server path (`media/png/<sha>.png`, ...);
+curation/exposure.py maps a requested name back to its file with `media_file`, only inside
+the folders in `static_dirs`. The database is never served.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import uuid
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 from PIL import Image
 
@@ -20,13 +24,93 @@ THUMB_SIZE = 192
 _warmer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="refpool-thumbs")
 
 
-def file_url(path: Path) -> str:
-    """A URL Gradio serves (relative, so it works behind a root path)."""
-    return "gradio_api/file=" + quote(str(path))
+@dataclass(frozen=True)
+class Media:
+    """One kind of served file: its URLs are `route` + a name matching `name`, kept in
+    `folder` (under the data directory), in a sub-folder of the name's first two characters
+    when `sharded` (as the store keeps blobs)."""
+
+    route: str  # relative, so it works behind a root path
+    folder: str
+    name: re.Pattern[str]
+    sharded: bool = False
+
+    def url(self, name: str) -> str:
+        return self.route + name
+
+    def file(self, folder: Path, name: str) -> Path | None:
+        """The file `name` stands for in `folder`; None for a name no file of this kind has
+        (a strict pattern: no slash, no `..`, nothing to resolve)."""
+        if not self.name.fullmatch(name):
+            return None
+        return folder / name[:2] / name if self.sharded else folder / name
+
+    def name_of(self, folder: Path, path: Path) -> str | None:
+        """The name that leads back to `path`, if it is one of this kind's files in `folder`."""
+        back = self.file(_plain(folder), path.name)
+        return path.name if back is not None and back == _plain(path) else None
 
 
-REPORTS_ROUTE = "/reports/"  # draft reports by name: the page never shows their server path
-_REPORT_NAME = re.compile(r"draft-([1-9][0-9]*)\.html")
+_SHA = "[0-9a-f]{64}"
+MEDIA = {
+    "png": Media("media/png/", "blobs/png", re.compile(_SHA + r"\.png"), sharded=True),
+    # a photo by its file name in the photos folder (the store names them by sha256)
+    "photo": Media(
+        "media/photo/", "photos", re.compile(r"[0-9A-Za-z][0-9A-Za-z_-]*\.[0-9A-Za-z]{1,5}")
+    ),
+    "thumb": Media(
+        "media/thumb/", "thumbs", re.compile(_SHA + r"_[1-9][0-9]{0,3}\.jpg"), sharded=True
+    ),
+    # draft reports keep the route they always had
+    "report": Media("reports/", "reports", re.compile(r"draft-[1-9][0-9]*\.html")),
+}
+
+
+def _plain(path: Path) -> Path:
+    """`path` made absolute with `..` folded, without following links (both sides of a
+    comparison are spelled from the same data directory)."""
+    return Path(os.path.abspath(path))
+
+
+def media_url(home: Path, path: Path) -> str | None:
+    """The URL the page links a served file by, or None if `path` is none of them."""
+    for kind in MEDIA.values():
+        name = kind.name_of(home / kind.folder, path)
+        if name is not None:
+            return kind.url(name)
+    return None
+
+
+def render_url(png_sha: str) -> str:
+    """Where the page links a render."""
+    return MEDIA["png"].url(f"{png_sha}.png")
+
+
+_ROUTES = tuple(sorted({"/" + kind.route.partition("/")[0] + "/" for kind in MEDIA.values()}))
+
+
+def is_media_route(path: str) -> bool:
+    """Whether a request path is under a named route (`/media/`, `/reports/`): answered only
+    for a name `media_file` knows, so an unknown kind is refused too."""
+    return path.startswith(_ROUTES)
+
+
+def media_file(folders: Sequence[Path], path: str) -> Path | None:
+    """The file a request path (`/media/png/<sha>.png`, `/reports/draft-<id>.html`, ...)
+    names inside the served `folders`; None for any other path, so no request can lead
+    anywhere but one of the studio's files."""
+    for kind in MEDIA.values():
+        if path.startswith("/" + kind.route):
+            folder = _served_folder(folders, kind)
+            rest = path[len(kind.route) + 1 :]
+            return kind.file(folder, rest) if folder is not None else None
+    return None
+
+
+def _served_folder(folders: Sequence[Path], kind: Media) -> Path | None:
+    """Which of the served folders holds `kind` (its path ends with the kind's folder)."""
+    tail = Path(kind.folder).parts
+    return next((f for f in folders if f.parts[-len(tail) :] == tail), None)
 
 
 def report_name(draft_id: int) -> str:
@@ -35,22 +119,13 @@ def report_name(draft_id: int) -> str:
 
 
 def report_url(draft_id: int) -> str:
-    """Where the page links a draft's report: relative, like the studio's file URLs."""
-    return REPORTS_ROUTE.lstrip("/") + report_name(draft_id)
-
-
-def report_file(reports: Path, path: str) -> Path | None:
-    """The file `/reports/draft-<id>.html` names in `reports`; None for any other name, so no
-    request path can lead anywhere but a draft report."""
-    if not path.startswith(REPORTS_ROUTE):
-        return None
-    found = _REPORT_NAME.fullmatch(path[len(REPORTS_ROUTE) :])
-    return reports / report_name(int(found.group(1))) if found else None
+    """Where the page links a draft's report."""
+    return MEDIA["report"].url(report_name(draft_id))
 
 
 def static_dirs(store: Store) -> list[Path]:
     """Folders the studio may serve: renders, photos, thumbnails, the Pool tab's reports."""
-    dirs = [store.home / d for d in ("blobs/png", "photos", "thumbs", "reports")]
+    dirs = [store.home / kind.folder for kind in MEDIA.values()]
     for d in dirs:
         d.mkdir(parents=True, exist_ok=True)
     return dirs
@@ -89,4 +164,4 @@ def _warm_one(store: Store, png_sha: str) -> None:
 def thumbnail_url(store: Store, png_sha: str | None) -> str | None:
     """The thumbnail's URL, or None for a candidate without a render (or a lost PNG)."""
     thumb = thumbnail(store, png_sha) if png_sha else None
-    return file_url(thumb) if thumb else None
+    return media_url(store.home, thumb) if thumb else None

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from curation import queue as q
 from curation.curators import check_name, ensure_curator
 from curation.detail import Detail, load_detail
-from curation.files import file_url, warm_thumbnails
+from curation.files import render_url, warm_thumbnails
 from curation.ratings import (
     latest_rating,
     my_latest,
@@ -116,7 +116,7 @@ def _prefetch(
     if not picks:
         return [], None, None, {}, []
     found = candidates.get_many(store, picks)
-    urls = {c.id: file_url(store.png_path(c.png_sha)) for c in found.values() if c.png_sha}
+    urls = {c.id: render_url(c.png_sha) for c in found.values() if c.png_sha}
     # Their history strips show them and their parents as thumbnails: make those now.
     parents = candidates.get_many(store, [c.parent_id for c in found.values() if c.parent_id])
     warm_thumbnails(store, [c.png_sha for c in (*found.values(), *parents.values()) if c.png_sha])

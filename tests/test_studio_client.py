@@ -140,10 +140,12 @@ def test_serves_renders_but_never_the_database(app):
     store, ids, client = app
     base = client.src.rstrip("/") + "/"
     sha = store.query("SELECT png_sha FROM candidates WHERE id = ?", (ids[0],))[0][0]
-    from curation.studio import file_url
+    from urllib.parse import quote
 
-    with urllib.request.urlopen(base + file_url(store.png_path(sha))) as resp:
+    from curation.files import render_url
+
+    with urllib.request.urlopen(base + render_url(sha)) as resp:
         assert resp.read(8) == b"\x89PNG\r\n\x1a\n"
-    with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(base + file_url(store.db_path))
+    with pytest.raises(urllib.error.HTTPError) as err:  # not even by Gradio's own file route
+        urllib.request.urlopen(base + "gradio_api/file=" + quote(str(store.db_path)))
     assert err.value.code in (403, 404)
