@@ -24,9 +24,36 @@ def test_objects_are_found_outermost_first_past_braces_in_strings_and_comments()
     ]
 
 
-def test_an_object_that_never_closes_ends_the_search():
-    assert found('{"a": 1} {"b": {"c": 2} /* } never closed') == ['{"a": 1}']
+def test_a_brace_that_never_closes_does_not_hide_the_objects_after_it():
+    # a `{` in a comment in the prose between objects: the final answer is still found
+    text = 'Draft: {"winner": "A"} // maybe {not\nFinal answer: {"winner": "B"}'
+    assert found(text) == ['{"winner": "A"}', '{"winner": "B"}']
+    assert found('I use { as a symbol. {"score": 3}') == ['{"score": 3}']
+    assert found('Note the "{" token. {"winner": "A"} /* and { */ {"winner": "B"}') == [
+        '{"winner": "A"}',
+        '{"winner": "B"}',
+    ]
+    # a reply cut off inside an object: what did close inside it is still offered
+    assert found('{"a": 1} {"b": {"c": 2} /* } never closed') == ['{"a": 1}', '{"c": 2}']
     assert found('{"a": "open string }') == []
+    assert found("{ { {") == []
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "{" * 200_000,
+        '{"' * 100_000,
+        '{"' + '{\\"' * 66_000,  # each `{` inside the string the one before it opened
+        "// {\n" * 40_000,
+        "{/*" * 66_000 + "\n",
+        "{//" * 66_000 + "\n",
+    ],
+)
+def test_a_reply_of_unclosed_braces_is_read_once_and_its_answer_found(prose):
+    # each start's scan meets an earlier one and takes its answer, so this stays linear;
+    # rescanning from every `{` would take minutes
+    assert found(prose + '{"winner": "B"}') == ['{"winner": "B"}']
 
 
 def test_load_reads_comments_trailing_commas_and_python_literals():
