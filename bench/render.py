@@ -9,8 +9,8 @@ Measures, on the reference sketches in tests/sketches/ (copied from shared/sketc
   * CPU-seconds per render (this process tree, exited page processes included; and the whole
     machine's busy time as a cross-check at rest), the CPU floor cores*60/cpu_s renders/min,
     and pool throughput as a fraction of it (goal >= 0.85), with how busy the cores were,
-  * what the exact p5.brush rewrites (renderer/brush_patches.py) save: renders alternating
-    between a renderer serving them and one serving p5.brush only made deterministic, with
+  * what the exact p5.brush speed-up (renderer/brush_patches.py) saves: renders alternating
+    between a renderer serving it and one serving p5.brush only made deterministic, with
     their PNG bytes compared,
   * an anchor-style baseline in the same run: a fresh browser and page per render, as the
     published experiment rendered,
@@ -111,7 +111,7 @@ async def pool_throughput(jobs: int, slots: int) -> tuple[float, float, float]:
 
 
 async def rewrite_savings(repeats: int) -> dict[str, tuple[float, float, bool]]:
-    """Per sketch: median seconds with the speed rewrites, without them, and whether every
+    """Per sketch: median seconds with the speed-up, without it, and whether every
     pair of renders gave the same PNG bytes. Renders alternate, so load hits both alike."""
     import renderer.libserver as libserver
     from renderer.brush_patches import deterministic_brush
@@ -295,7 +295,7 @@ async def main() -> None:
     print(f"  cores busy meanwhile   {ours:6.0%} ours, {busy:.0%} the whole machine")
 
     savings = await rewrite_savings(args.repeats)
-    print("\nexact p5.brush rewrites (renderer/brush_patches.py; alternating, same run)")
+    print("\nthe exact pigment-mix speed-up (renderer/brush_patches.py; alternating, same run)")
     for name, (with_, without, same) in savings.items():
         print(
             f"  {name:22s} {with_:6.2f} s with, {without:6.2f} s without = {with_ / without:.2f}x"

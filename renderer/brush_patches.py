@@ -1,4 +1,4 @@
-"""p5.brush as the painting page loads it: the pinned library with three exact rewrites.
+"""p5.brush as the painting page loads it: the pinned library with two exact rewrites.
 
 1. Deterministic fill edges. The fill shader returns early for pixels outside the mask and
    then, for the pixels left, takes screen-space derivatives (`dFdx`/`dFdy`) of the mask's
@@ -14,15 +14,11 @@
    concentrations 38 times per pixel. The rewrite sums only Y, term by term in the same
    order, and computes the concentrations once: every float operation whose result is used
    is the same operation on the same operands, so the pixels are bit-identical.
-3. The fill mask uploaded without a staging canvas. Each fill copied the mask's dirty
-   rectangle into a freshly allocated 2D canvas (a new one whenever the size changed, which
-   is nearly always) and uploaded that canvas, unpremultiplying on the way. The rewrite
-   reads the rectangle with `getImageData` (unpremultiplied by the same conversion) and
-   uploads the bytes.
 
 Each rewrite matches the text of the pinned p5.brush exactly and refuses to guess at any
-other; `tests/test_render_surroundings.py` renders with and without 2 and 3 and compares
-PNG bytes.
+other; `tests/test_render_surroundings.py` renders with and without 2 and compares PNG
+bytes. (Uploading the fill mask from `getImageData` instead of a fresh staging canvas was
+measured too: the same bytes, no faster, so it is not here.)
 """
 
 from __future__ import annotations
@@ -48,18 +44,6 @@ CONCENTRATIONS = (
     "float totalConcentration=concentration1+concentration2;"
 )
 MIX_LOOP = "for(int i=0;i<SPECTRAL_SIZE;i++){"
-
-MASK_UPLOAD = (
-    "const h=Kr.drawingContext;return h.clearRect(0,0,c,l),h.drawImage(e,a.minX,a.minY,c,l,0,0,c,l),"
-    "i(o),s.bindTexture(s.TEXTURE_2D,o.colorTexture),"
-    "s.texSubImage2D(s.TEXTURE_2D,0,a.minX,a.minY,s.RGBA,s.UNSIGNED_BYTE,Kr),o}"
-)
-MASK_STAGING = "Kr&&Kr.width===c&&Kr.height===l||(Kr=st(c,l));"
-MASK_UPLOAD_DIRECT = (
-    "const h=e.drawingContext.getImageData(a.minX,a.minY,c,l);return i(o),"
-    "s.bindTexture(s.TEXTURE_2D,o.colorTexture),"
-    "s.texSubImage2D(s.TEXTURE_2D,0,a.minX,a.minY,c,l,s.RGBA,s.UNSIGNED_BYTE,h.data),o}"
-)
 
 REINSTALL = ": reinstall the pinned version with `npm ci`"
 
@@ -119,12 +103,6 @@ def leaner_pigment_mix(library: str) -> str:
     return library.replace(MIX_LOOP + CONCENTRATIONS, CONCENTRATIONS + MIX_LOOP)
 
 
-def direct_mask_upload(library: str) -> str:
-    """The fill mask's dirty rectangle uploaded from getImageData, not a staging canvas."""
-    _once(library, MASK_STAGING + MASK_UPLOAD, "fill mask upload")
-    return library.replace(MASK_STAGING + MASK_UPLOAD, MASK_UPLOAD_DIRECT)
-
-
 def served_brush(library: str) -> str:
-    """What the painting page loads: deterministic, with the two exact speed-ups."""
-    return direct_mask_upload(leaner_pigment_mix(deterministic_brush(library)))
+    """What the painting page loads: deterministic, with the exact speed-up."""
+    return leaner_pigment_mix(deterministic_brush(library))

@@ -247,9 +247,9 @@ function draw() {
 
 
 @pytest.mark.browser
-def test_the_speed_rewrites_paint_the_same_bytes(renderer, monkeypatch):
+def test_the_speed_rewrite_paints_the_same_bytes(renderer, monkeypatch):
     """Renders p5.brush served only deterministic, in a browser of its own, and compares
-    PNG bytes with the shared renderer's (deterministic + the exact speed-ups)."""
+    PNG bytes with the shared renderer's (deterministic + the exact speed-up)."""
     import renderer.libserver as libserver
     from renderer import RenderConfig, SyncRenderer
     from renderer.brush_patches import deterministic_brush
@@ -269,15 +269,13 @@ def test_the_speed_rewrites_paint_the_same_bytes(renderer, monkeypatch):
         ]
     for (_, seed, _), a, b in zip(jobs, fast, slow, strict=True):
         assert a.accepted and b.accepted, (a.gate.violations, b.gate.violations)
-        assert a.png == b.png, f"seed {seed}: the rewritten p5.brush painted other pixels"
+        assert a.png == b.png, f"seed {seed}: the rewritten pigment mix painted other pixels"
 
 
-def test_each_speed_rewrite_refuses_a_library_it_was_not_written_for():
+def test_the_speed_rewrite_refuses_a_library_it_was_not_written_for():
     from renderer.brush_patches import (
         CONCENTRATIONS,
-        MASK_STAGING,
         ShaderPatchError,
-        direct_mask_upload,
         leaner_pigment_mix,
         served_brush,
     )
@@ -287,11 +285,8 @@ def test_each_speed_rewrite_refuses_a_library_it_was_not_written_for():
     served = served_brush(library)
     assert "spectral_reflectance_to_xyz(R1)" not in served  # luminance sums only Y
     assert served.index(CONCENTRATIONS) < served.index("float ksMix=0.;")
-    assert MASK_STAGING not in served and "getImageData" in served
     # the Y-only sum takes the Y coefficients of the XYZ sum, in order
     y_sum = served[served.index("float spectral_reflectance_to_y") :]
     assert y_sum.count("y+=R[") == 38 and "y+=R[0]*0.0000018442894440;" in y_sum
     with pytest.raises(ShaderPatchError, match="npm ci"):
         leaner_pigment_mix(library.replace(CONCENTRATIONS, CONCENTRATIONS.replace("2.", "3.")))
-    with pytest.raises(ShaderPatchError, match="npm ci"):
-        direct_mask_upload(library.replace(MASK_STAGING, ""))
