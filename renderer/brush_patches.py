@@ -34,10 +34,6 @@ BLUR_DECLARED = "float blurEdge=0.0;"
 
 XYZ_FUNCTION = "vec3 spectral_reflectance_to_xyz(float R[SPECTRAL_SIZE]){"
 XYZ_TERM = re.compile(r"xyz\+=R\[(\d+)\]\*vec3\(([-\d.]+),([-\d.]+),([-\d.]+)\);")
-LUMINANCES = (
-    "float luminance1=spectral_reflectance_to_xyz(R1)[1];",
-    "float luminance2=spectral_reflectance_to_xyz(R2)[1];",
-)
 CONCENTRATIONS = (
     "float concentration1=pow(factor1,2.)*pow(tintingStrength1,2.)*luminance1;"
     "float concentration2=pow(factor2,2.)*pow(tintingStrength2,2.)*luminance2;"
@@ -91,14 +87,10 @@ def leaner_pigment_mix(library: str) -> str:
         + "return y;}"
     )
     library = library[:end] + y_only + library[end:]
-    for luminance in LUMINANCES:
+    for n in "12":
+        luminance = f"float luminance{n}=spectral_reflectance_to_xyz(R{n})[1];"
         _once(library, luminance, "luminance")
-        library = library.replace(
-            luminance,
-            luminance.replace("spectral_reflectance_to_xyz", "spectral_reflectance_to_y").replace(
-                ")[1];", ");"
-            ),
-        )
+        library = library.replace(luminance, f"float luminance{n}=spectral_reflectance_to_y(R{n});")
     _once(library, MIX_LOOP + CONCENTRATIONS, "mixing loop")
     return library.replace(MIX_LOOP + CONCENTRATIONS, CONCENTRATIONS + MIX_LOOP)
 
