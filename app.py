@@ -139,7 +139,7 @@ def plain_http_warning(host: str) -> str:
     return (
         f"WARNING: the studio is exposed on {host} over plain HTTP: passwords and session"
         " cookies cross the network in clear. Pass --ssl-certfile and --ssl-keyfile, or put"
-        " it behind a TLS reverse proxy and listen on 127.0.0.1 (see the README)."
+        " it behind a TLS reverse proxy and listen on 127.0.0.1 (see docs/how-to/curate-as-a-team.md)."
     )
 
 

@@ -17,11 +17,12 @@ from refpool.core.store import Store
 
 
 def studio_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Options shared by `refpool studio` and `python app.py`."""
+    """Options shared by `refpool studio` and `python app.py`. Their help states each default
+    itself: app.py's parser has argparse's own formatter, not refpool.cli's."""
     parser.add_argument(
         "--host",
         default="127.0.0.1",
-        help="interface to listen on; a non-loopback host turns login on (default 127.0.0.1)",
+        help="interface to listen on; a non-loopback host turns login on (default: 127.0.0.1)",
     )
     parser.add_argument(
         "--port", type=int, default=None, help="port (default: Gradio's 7860, or the next free one)"
@@ -55,13 +56,14 @@ def studio_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
     parser.add_argument(
         "--curator",
         default="curator",
-        help="curator name when login is off (default: curator; ?curator=NAME in the URL also works)",
+        help="curator name when login is off (default: curator; ?curator=NAME in the URL"
+        " also works)",
     )
     parser.add_argument(
         "--target",
         type=int,
         default=TARGET_POOL_SIZE,
-        help=f"pool size the progress bar counts towards (default {TARGET_POOL_SIZE})",
+        help=f"pool size the progress bar counts towards (default: {TARGET_POOL_SIZE})",
     )
     return parser
 
@@ -91,8 +93,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--format",
         choices=FORMATS,
         default="csv",
-        help="csv or json (one row per curator and candidate), or published"
-        " (file name -> love/okay/nope/meh); default csv",
+        help="csv or json: one row per curator and candidate; published: file name ->"
+        " love/okay/nope/meh",
     )
     e.add_argument(
         "--curator",

@@ -6,7 +6,7 @@ Formats
   published    the published experiment's rating file: a JSON object
                {"<file name>": "love" | "okay" | "nope" | "meh"} for ONE curator.
 
-Mapping of the published labels (our decision, documented in the README):
+Mapping of the published labels (our decision, documented in docs/how-to/rate-in-the-studio.md):
   love -> love, okay -> okay, nope -> reject,
   meh  -> skip: the published pool held only love/okay, so a "meh" image was left out of it;
           calling it okay would add images its curator left out, calling it reject would

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from generators import llm
 from generators.coders import ModelCoder, ProceduralCoder
 from generators.critics import HeuristicCritic, VLMCritic
-from generators.modelcfg import ModelsFileError
+from generators.modelcfg import MissingKey, ModelsFileError
 from refpool.core.errors import RefpoolError
 from refpool.core.store import Store
 
@@ -41,7 +41,7 @@ def build(
             )
         cfg = models[name]
         cfg.require_role("coder")
-        cfg.api_key()  # fail now, with the variable's name, not mid-run
+        _check_key(cfg, "choose a generator")  # fail now, with the variable's name, not mid-run
         endpoints.register(cfg)
         coders[name] = ModelCoder(cfg, endpoints)
     if critic == "heuristic":
@@ -54,15 +54,24 @@ def build(
         )
     cfg = models[critic]
     cfg.require_role("critic")
-    cfg.api_key()
+    _check_key(cfg, "choose a critic")
     if not retry_failed:
         refused = llm.permanent_refusal(store, cfg, "critic")
         if refused:
             raise RefpoolError(
                 f"critic {cfg.name} ({cfg.model} at {cfg.base_url}) refused permanently in an"
-                f" earlier run: {refused}. Nothing was sent this time: fix the models file,"
-                " choose another critic, or ask it again.",
-                hint=("choose a critic", "retry failed"),
+                f" earlier run: {refused}. Nothing was sent this time: fix its entry in your"
+                " own models file (model, base_url, extra_body, accepts_images), choose another"
+                " critic, or ask it again.",
+                hint=("choose a models file", "choose a critic", "retry failed"),
             )
     endpoints.register(cfg)
     return coders, VLMCritic(cfg, endpoints)
+
+
+def _check_key(cfg: llm.ModelConfig, other: str) -> None:
+    """A missing API key, refused before any work, with the other way out: `other` (a hint)."""
+    try:
+        cfg.api_key()
+    except MissingKey as exc:
+        raise MissingKey(exc.message, hint=(*exc.hints, other)) from None

@@ -29,24 +29,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--rounds",
         type=int,
         default=ROUNDS,
-        help=f"rounds: 1 generate + revisions (default {ROUNDS})",
+        help="rounds: 1 generate + revisions",
     )
     g.add_argument(
         "--concurrency",
         type=int,
         default=4,
-        help="model requests in flight per endpoint (default 4); twice as many chains run so rendering overlaps the waits",
+        help="model requests in flight per endpoint; twice as many chains run so rendering"
+        " overlaps the waits",
     )
-    g.add_argument(
-        "--seed", type=int, default=0, help="base seed (a new seed gives new candidates)"
-    )
+    g.add_argument("--seed", type=int, default=0, help="base seed; a new seed gives new candidates")
     g.add_argument(
         "--critic", default="heuristic", help="heuristic (offline) or a vision model's name"
     )
     g.add_argument(
         "--models-file",
         default=None,
-        help="your own models JSON (default $REFPOOL_MODELS or presets)",
+        help="your own models JSON (default: $REFPOOL_MODELS or presets)",
     )
     g.add_argument(
         "--retry-failed",

@@ -248,7 +248,9 @@ class VLMCritic:
     def __init__(self, cfg: llm.ModelConfig, endpoints: llm.Endpoints) -> None:
         if not cfg.accepts_images:
             raise llm.ModelsFileError(
-                f"critic {cfg.name!r} must accept images (accepts_images: true)"
+                f"critic {cfg.name!r} must accept images: if its model does, set accepts_images"
+                " to true in its models-file entry",
+                hint=("choose a critic", "choose a models file"),
             )
         self.cfg, self.endpoints, self.name = cfg, endpoints, cfg.name
 

@@ -78,8 +78,9 @@ class ModelConfig:
         key = os.environ.get(self.key_env)
         if not key:
             raise MissingKey(
-                f"model {self.name!r} needs an API key in ${self.key_env}; export it, use your"
-                " own models file, or choose the procedural generator (no key, no network)",
+                f"model {self.name!r} needs an API key in ${self.key_env}; export it, or use"
+                " your own models file (an entry's key_env names its variable; a local server"
+                " needs none)",
                 hint="choose a models file",
             )
         return key
@@ -130,6 +131,11 @@ def load_models(path: str | Path | None = None) -> dict[str, ModelConfig]:
         for name, entry in entries.items()
         if not name.startswith("_")
     }
+
+
+def load_entry(entry: dict[str, Any], name: str = "example") -> ModelConfig:
+    """One entry as the loader reads it, defaults filled in (the reference page uses this)."""
+    return _entry("a models file", name, entry)
 
 
 def _entry(where: str, name: str, entry: Any) -> ModelConfig:

@@ -24,7 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--target",
         type=int,
         default=TARGET_POOL_SIZE,
-        help=f"number of references wanted (default {TARGET_POOL_SIZE})",
+        help="number of references wanted",
     )
     b.add_argument(
         "--max-per-photo", type=int, default=None, help="cap per reference photo (default: none)"
@@ -36,14 +36,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--love-fraction",
         type=float,
         default=LOVE_FRACTION,
-        help=f"share of love in the target (default {LOVE_FRACTION})",
+        help="share of love in the target",
     )
     b.add_argument(
         "--dup-threshold",
         type=float,
         default=None,
         help="similarity distance (0..100: colour, layout, texture) at or below which two images"
-        f" are near-duplicates (default {DUP_THRESHOLD}, from `python -m pool.similarity.threshold`)",
+        f" are near-duplicates (default: {DUP_THRESHOLD}, from `python -m pool.similarity.threshold`)",
     )
     b.add_argument(
         "--mix",
@@ -65,7 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bump",
         choices=("major", "minor", "patch"),
         default="minor",
-        help="bump the latest version (default minor; the first release is 1.0.0)",
+        help="bump the latest version; the first release is 1.0.0",
     )
     r.add_argument(
         "--notes", default="", help="release notes, stored with the version and on the card"
@@ -90,9 +90,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     s = psub.add_parser(
         "sample", help="draw k references from a released version (the RL env's sampler)"
     )
-    s.add_argument("--version", default="latest", help="released version (default latest)")
-    s.add_argument("--k", type=int, default=4, help="number of references (default 4)")
-    s.add_argument("--love", type=int, default=2, help="how many of them love (default 2)")
+    s.add_argument("--version", default="latest", help="released version")
+    s.add_argument("--k", type=int, default=4, help="number of references")
+    s.add_argument("--love", type=int, default=2, help="how many of them love")
     s.add_argument("--seed", type=int, default=0, help="seed; same seed, same draw")
     s.add_argument(
         "--from-export", default=None, help="sample from an exported folder instead of the store"
@@ -119,7 +119,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--dup-threshold",
         type=float,
         default=None,
-        help=f"near-duplicate similarity distance, 0..100 (default {DUP_THRESHOLD})",
+        help=f"near-duplicate similarity distance, 0..100 (default: {DUP_THRESHOLD})",
     )
     rep.set_defaults(func=cmd_report)
 
@@ -129,7 +129,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         " photo_attribution.json, README.md",
     )
     e.add_argument("--out", required=True, help="folder to write the release into (replaced)")
-    e.add_argument("--version", default="latest", help="released version (default latest)")
+    e.add_argument("--version", default="latest", help="released version")
     e.add_argument("--repo", default=None, help="OWNER/NAME for the card's load snippets")
     e.add_argument("--verbose", "-v", action="store_true", help="list every file")
     e.set_defaults(func=cmd_export)
@@ -138,13 +138,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "publish", help="upload a released version to the Hub in one commit, tagged vX.Y.Z"
     )
     p.add_argument("--repo", required=True, help="dataset repo OWNER/NAME (created if needed)")
-    p.add_argument("--version", default="latest", help="released version (default latest)")
+    p.add_argument("--version", default="latest", help="released version")
     p.add_argument("--private", action="store_true", help="create the repo private")
     p.add_argument(
         "--dry-run", action="store_true", help="list exactly what would be uploaded; no network"
     )
     p.add_argument(
-        "--endpoint", default=None, help="Hub URL (default $HF_ENDPOINT or huggingface.co)"
+        "--endpoint", default=None, help="Hub URL (default: $HF_ENDPOINT or huggingface.co)"
     )
     p.add_argument("--verbose", "-v", action="store_true", help="list every file of the release")
     p.add_argument(

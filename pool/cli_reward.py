@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction, psub: argparse._SubParsersAction) 
         help="folder of PNGs a policy painted (default: round-0 candidates stand in for it)",
     )
     _judge_args(c)
-    c.add_argument("--samples", type=int, default=6, help="paintings per candidate (default 6)")
+    c.add_argument("--samples", type=int, default=6, help="paintings per candidate")
     c.add_argument(
         "--candidates",
         default="all",
@@ -40,14 +40,14 @@ def register(sub: argparse._SubParsersAction, psub: argparse._SubParsersAction) 
         help="how often the judge prefers a curator's love over their okay (both orders)",
     )
     _judge_args(a)
-    a.add_argument("--pairs", type=int, default=24, help="love/okay pairs to ask (default 24)")
+    a.add_argument("--pairs", type=int, default=24, help="love/okay pairs to ask")
     a.add_argument("--json", action="store_true", help="print JSON")
     a.set_defaults(func=cmd_agreement)
 
     s = sub.add_parser("score", help="fill hpsv3_mu / hpsv3_sigma with a preference scorer")
     s.add_argument("--scorer", default=None, help="a scorer in the models file's `scorers` section")
     s.add_argument(
-        "--models-file", default=None, help="models JSON (default $REFPOOL_MODELS or presets)"
+        "--models-file", default=None, help="models JSON (default: $REFPOOL_MODELS or presets)"
     )
     s.add_argument(
         "--candidates", default="all", help="all, pool (the latest draft) or a released VERSION"
@@ -62,7 +62,7 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
         help="heuristic (offline), a models-file entry or a model id (default: the judge entry)",
     )
     p.add_argument(
-        "--models-file", default=None, help="models JSON (default $REFPOOL_MODELS or presets)"
+        "--models-file", default=None, help="models JSON (default: $REFPOOL_MODELS or presets)"
     )
     p.add_argument(
         "--concurrency", type=int, default=None, help="judge requests in flight (default: entry)"
@@ -186,11 +186,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     from pool.selection.versions import candidate_ids_for
 
     configs = scorer_configs(models_data(args.models_file))
+    names = ", ".join(sorted(configs)) or "none configured"
     if not args.scorer:
-        names = ", ".join(sorted(configs)) or "none configured"
         raise InputError(f"name a scorer with --scorer ({names}); without one hpsv3_mu stays null")
     if args.scorer not in configs:
-        raise InputError(f"no scorer {args.scorer!r} in the models file's `scorers` section")
+        raise InputError(
+            f"no scorer {args.scorer!r} in the models file's `scorers` section ({names})",
+            hint="choose a models file",
+        )
     store = Store.open()
     ids = candidate_ids_for(store, args.candidates)
     try:

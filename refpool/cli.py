@@ -10,7 +10,8 @@ this module imports them all by name (no discovery, nothing optional):
     pool/cli.py            pool, report, export, publish
 
 The two nouns that span every stage, `studio` and `demo`, are registered here. Handlers only
-parse arguments, call library functions and print.
+parse arguments, call library functions and print. Every command's `--help` goes through
+HelpFormatter, which shows each option's default as the parser holds it.
 
 Errors have one handler, `main`: a RefpoolError prints `error: <message>` (and each hint as
 the flag that acts on it) on stderr and exits with its status (refpool.core.errors lists
@@ -29,6 +30,7 @@ from pool import cli as pool_cli
 from refpool.core.errors import EXIT_INTERRUPTED, RefpoolError
 from refpool.intake import cli as intake_cli
 from renderer import cli as renderer_cli
+from renderer.profiles import PROFILES
 
 PACKAGES = (renderer_cli, intake_cli, generators_cli, curation_cli, pool_cli)
 
@@ -43,6 +45,11 @@ HINT_FLAGS = {
     "retry failed": "pass --retry-failed to ask it again",
     "give paintings": "pass --paintings DIR (PNGs a policy painted)",
     "dry run": "--dry-run lists what would be uploaded, with no token and no network",
+    "choose an endpoint": "pass --endpoint URL (or set $HF_ENDPOINT)",
+    "export offline": "`refpool export --out DIR` writes the release to a folder, with no network",
+    "choose an output folder": "pass --out DIR naming an empty or new folder",
+    "choose a version": "pass --version X.Y.Z newer than the latest, or --bump major|minor|patch",
+    "choose a profile": f"pass --profile {' or --profile '.join(sorted(PROFILES))}",
 }
 
 
@@ -51,6 +58,66 @@ def report_error(exc: RefpoolError) -> None:
     lines = [f"error: {exc.message}"]
     lines += [f"hint: {HINT_FLAGS[h]}" for h in exc.hints]
     print("\n".join(lines), file=sys.stderr)
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, plus what every `refpool ... --help` shows from the code itself:
+
+    * each option's default, as ` (default: X)`, unless its help already says "default"
+      (a default of None, False, an empty string or list means "not given" and is not shown);
+    * paragraphs: a description or epilog keeps its blank-line breaks, and a paragraph whose
+      lines are indented (a table) is printed as written; other text wraps as usual.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        shown = shown_default(action)
+        if shown is None or "default" in text.lower():
+            return text
+        return f"{text} (default: {shown.replace('%', '%%')})".lstrip()
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = text.split("\n\n")
+        return "\n\n".join(
+            "\n".join(indent + line for line in p.splitlines())
+            if p[:1].isspace()
+            else super(HelpFormatter, self)._fill_text(p, width, indent)
+            for p in paragraphs
+        )
+
+
+FLAG_ACTIONS = (
+    argparse._StoreTrueAction,
+    argparse._StoreFalseAction,
+    argparse._StoreConstAction,
+    argparse._CountAction,
+    argparse._HelpAction,
+    argparse._VersionAction,
+)
+
+
+def shown_default(action: argparse.Action) -> str | None:
+    """An option's default as `--help` shows it; None when the default means "not given"."""
+    default = action.default
+    if not action.option_strings or isinstance(action, FLAG_ACTIONS):
+        return None
+    if default is None or default is argparse.SUPPRESS:
+        return None
+    if isinstance(default, (str, list, tuple)) and not default:
+        return None
+    if isinstance(default, (list, tuple)):
+        return " ".join(map(str, default))
+    return str(default)
+
+
+def subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """`parser` and every command under it, depth first."""
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found += subparsers(sub)
+    return found
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     for package in PACKAGES:
         package.register(sub)
     _register_app(sub)
+    for each in subparsers(parser):  # add_parser does not pass the formatter down
+        each.formatter_class = HelpFormatter
     return parser
 
 
@@ -81,8 +150,8 @@ def _register_app(sub: argparse._SubParsersAction) -> None:
         "over 3 critique rounds (no API key, no network), write a diversity report, then open "
         "the curation studio.",
     )
-    p.add_argument("--candidates", type=int, default=3, help="candidates per photo (default 3)")
-    p.add_argument("--rounds", type=int, default=3, help="refinement rounds (default 3)")
+    p.add_argument("--candidates", type=int, default=3, help="candidates per photo")
+    p.add_argument("--rounds", type=int, default=3, help="refinement rounds")
     p.add_argument("--no-studio", action="store_true", help="stop after generation and the report")
     p.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     p.add_argument("--port", type=int, default=None, help="studio port")

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from refpool.core.defaults import GATE_PROFILE
 from refpool.core.text import repair_data
+from renderer.engine import RenderConfig
 
 if TYPE_CHECKING:
     from refpool.core.store import Store
-    from renderer import RenderConfig
     from renderer.files import FileRender
 
 
@@ -36,12 +36,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="sketch files to render")
     p.add_argument("--out-dir", type=Path, help="also write each PNG here as <file stem>.png")
-    p.add_argument("--seed", type=int, default=0, help="render seed (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="render seed")
     p.add_argument("--profile", default=GATE_PROFILE, help="gate profile: reference or permissive")
     p.add_argument("--json", action="store_true", help="one JSON object per file on stdout")
     p.add_argument("--slots", type=int, default=None, help="warm pages to render in parallel")
     p.add_argument("--no-cache", action="store_true", help="render even if a cached result exists")
-    p.add_argument("--deadline", type=float, default=None, help="seconds per render (default 30)")
+    p.add_argument(
+        "--deadline",
+        type=float,
+        default=None,
+        help=f"seconds per render (default: {RenderConfig.deadline_s:g})",
+    )
     p.add_argument(
         "--env-pixels",
         action="store_true",
@@ -55,16 +60,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="POST /render with {source, seed, profile}; GET /healthz, GET /metrics. "
         "Loopback only by default. SIGTERM finishes the renders in flight, then stops.",
     )
-    s.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
-    s.add_argument("--host", default="127.0.0.1", help="interface (default 127.0.0.1)")
+    s.add_argument("--port", type=int, default=8765, help="port; 0 picks any free one")
+    s.add_argument("--host", default="127.0.0.1", help="interface")
     s.add_argument(
         "--slots", type=int, default=None, help="warm pages (default: by core count; 1 per replica)"
     )
-    s.add_argument("--profile", default=GATE_PROFILE, help="default gate profile")
+    s.add_argument(
+        "--profile", default=GATE_PROFILE, help="gate profile of requests that name none"
+    )
     s.add_argument(
         "--queue", type=int, default=8, help="renders admitted beyond the slots; more get a 503"
     )
-    s.add_argument("--deadline", type=float, default=30.0, help="seconds per render (default 30)")
+    s.add_argument(
+        "--deadline", type=float, default=RenderConfig.deadline_s, help="seconds per render"
+    )
     s.add_argument("--no-cache", action="store_true", help="render even if a cached result exists")
     s.add_argument(
         "--env-pixels",
@@ -72,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=ENV_PIXELS_HELP,
     )
     s.add_argument("--ray", action="store_true", help="serve replicas on Ray Serve")
-    s.add_argument("--replicas", type=int, default=2, help="with --ray: replicas (default 2)")
+    s.add_argument("--replicas", type=int, default=2, help="with --ray: replicas")
     s.add_argument(
         "--ray-address", default=None, help="with --ray: an existing cluster (default: a local one)"
     )
@@ -84,7 +93,6 @@ def _render(args: argparse.Namespace) -> int:
 
     from refpool.core.errors import InputError
     from refpool.core.store import Store
-    from renderer import RenderConfig
     from renderer.browser import default_slots
     from renderer.profiles import get_profile
 
@@ -218,7 +226,6 @@ def _text_line(row: dict[str, Any]) -> str:
 def _serve_renderer(args: argparse.Namespace) -> int:
     from refpool.core.errors import InputError
     from refpool.core.store import Store
-    from renderer import RenderConfig
     from renderer.browser import default_slots
     from renderer.service import Limits, LocalBackend, serve
 

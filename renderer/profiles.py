@@ -111,7 +111,8 @@ def get_profile(profile: str | Profile) -> Profile:
         return PROFILES[profile]
     except KeyError:
         raise ProfileError(
-            f"unknown gate profile {profile!r}; choose one of {', '.join(sorted(PROFILES))}"
+            f"unknown gate profile {profile!r}; choose one of {', '.join(sorted(PROFILES))}",
+            hint="choose a profile",
         ) from None
 
 

@@ -195,6 +195,8 @@ class FakeVendor:
         self.max_in_flight = 0
         self.delay_s = 0.0  # added to every answer (to hold requests in flight)
         self.dropped = 0  # answers the client gave up on
+        # Answers a model id that names no style (the docs' own model names); None: a 404.
+        self.fallback: Callable[[dict], Answer] | None = None
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -236,6 +238,8 @@ class FakeVendor:
             return failing(nth, body)
         # -- end of failure shapes ------------------------------------------------------------
         style = (STYLES | REPLY_STYLES).get(model.removeprefix("fake/"))
+        if style is None and self.fallback is not None:
+            return self.fallback(body)
         if style is None:
             return error(404, f"The model `{model}` does not exist.")
         return style(nth)
@@ -289,6 +293,19 @@ class FakeVendor:
                     time.sleep(answer.drip_s)
 
         return Handler
+
+
+def any_role(body: dict) -> Answer:
+    """A polite answer in whatever role the request plays, read from the prompt it was sent:
+    the judge's question, the critic's watercolour teacher, or else a coder's brief."""
+    from fake_vendor_replies import JUDGE_STYLES
+
+    asked = json.dumps(body)
+    if "better watercolour painting" in asked:
+        return JUDGE_STYLES["judge-bare"](body)
+    if "watercolour teacher" in asked:
+        return completion(json.dumps(CRITIC))
+    return completion(FENCED)
 
 
 def models_file(path: Path, base_url: str, styles: list[str], **overrides: Any) -> str:

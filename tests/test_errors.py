@@ -270,3 +270,20 @@ def test_a_data_folder_that_cannot_be_opened_is_a_message_not_a_traceback(tmp_pa
     assert_refused(proc, errors.EXIT_FAILED, "cannot open the data directory", "REFPOOL_HOME")
     if damage == "database is not one":  # nothing was overwritten
         assert (home / "refpool.db").read_bytes().startswith(b"this is not a SQLite")
+
+
+def test_advice_to_choose_again_names_the_flag_that_does_it(released, tmp_path, capsys):
+    foreign = tmp_path / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("not a release")
+    sketch = str(ROOT / "tests" / "sketches" / "trivial.js")
+    cases = [
+        (["pool", "release", "--version", "1.0.0"], "already exists", "choose a version"),
+        (["export", "--out", str(foreign)], "choose an empty or new folder", "choose an output folder"),
+        (["render", sketch, "--profile", "bogus"], "unknown gate profile", "choose a profile"),
+    ]  # fmt: skip
+    for argv, words, hint in cases:
+        assert cli.main(argv) == errors.EXIT_FAILED, argv
+        err = capsys.readouterr().err
+        assert words in err and f"hint: {cli.HINT_FLAGS[hint]}" in err, err
+    assert (foreign / "notes.txt").read_text() == "not a release"

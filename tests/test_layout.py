@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "pool": 5,
     "refpool.cli": 6,  # shells over everything
     "refpool.demo": 6,
+    "refpool.docgen": 6,  # the docs' reference pages, generated from every layer's tables
     "app": 6,
 }
 POOL_LAYERS: dict[str, int] = {
@@ -44,7 +45,7 @@ POOL_LAYERS: dict[str, int] = {
     "pool.cli": 6,
     "pool.cli_reward": 6,
 }
-SHELLS = ("app", "refpool.cli", "refpool.demo")
+SHELLS = ("app", "refpool.cli", "refpool.demo", "refpool.docgen")
 # The renderer's CLI keeps its renders in the data directory, like every other command.
 EXCEPTIONS = {("renderer.cli", "refpool.core.store")}
 # What the renderer may import besides itself: the records and the one error base.

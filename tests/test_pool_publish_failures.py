@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import socket
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -22,6 +23,7 @@ from curation.ratings import record_rating
 from pool.dataset.publish import PublishError, PublishPlan, PublishResult, publish
 from pool.dataset.release import release
 from pool.selection.draft import build_pool, save_draft
+from refpool import cli
 from refpool.core.store import Store
 
 REPO = "ana/pool"
@@ -112,7 +114,11 @@ def test_a_failed_lfs_upload_leaves_the_repo_unchanged_and_a_rerun_finishes(stor
     hub.fail("lfs_put", 403)  # storage refuses one object; not retried by the client
     with pytest.raises(PublishError, match="before any commit: the repo is unchanged") as err:
         go(store)
-    assert "Rerun the same command" in str(err.value) and TOKEN not in str(err.value)
+    message = str(err.value)
+    assert "the token needs the `write` role" in message and TOKEN not in message
+    # a refusal is no passing failure: fix it first, and the same command resumes
+    assert "the same command then resumes: files already uploaded are not sent again" in message
+    assert "rerun the same command" not in message.lower()
     repo = hub.repos[REPO]
     assert len(repo.history) == 1 and repo.tags == {}  # as it was: only the creation commit
     landed = len(repo.lfs)
@@ -145,8 +151,12 @@ def test_a_429_on_the_commit_is_retried_after_retry_after(store, hub, capsys):
 def test_a_5xx_on_the_tag_after_the_commit_makes_the_rerun_only_tag(store, hub):
     released(store)
     hub.fail("tag", 503)
-    with pytest.raises(PublishError, match="holds the release, but tagging it v1.0.0 failed"):
+    with pytest.raises(
+        PublishError, match="holds the release, but tagging it v1.0.0 failed"
+    ) as err:
         go(store)
+    # a 503 may pass: a rerun is the advice, and what it skips is said
+    assert "rerun the same command; it finds the release already committed" in str(err.value)
     repo = hub.repos[REPO]
     assert len(repo.history) == 2 and repo.tags == {}  # the release is committed, untagged
     commits, puts = hub.calls("/commit/"), hub.calls("/lfs-upload/", "PUT")
@@ -238,3 +248,61 @@ def test_a_commit_whose_reply_is_lost_is_not_made_twice(store, hub):
     repo = hub.repos[REPO]
     assert hub.calls("/commit/") == 2  # the retry was refused (412: its parent moved on)
     assert len(repo.history) == 2 and repo.tags == {"v1.0.0": repo.head}
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on: connecting to it is refused at once."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_hub_that_cannot_be_reached_is_named_with_the_way_to_publish_offline(
+    store, hub, monkeypatch, capsys
+):
+    released(store)
+    nowhere = f"http://127.0.0.1:{closed_port()}"
+    with pytest.raises(PublishError) as err:
+        go(store, endpoint=nowhere)
+    message = str(err.value)
+    assert f"the Hub at {nowhere} could not be reached" in message
+    assert "Connection refused" in message and "$HF_ENDPOINT" in message
+    assert "rerun" not in message.lower()  # a rerun would meet the same closed port
+    assert err.value.hints == ("choose an endpoint", "export offline")
+    assert hub.requests == []  # the loopback Hub (HF_ENDPOINT) was not asked instead
+    # the command line turns the hints into the flag and the offline command
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    assert cli.main(["publish", "--repo", REPO, "--endpoint", nowhere]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[-2:] == [
+        "hint: pass --endpoint URL (or set $HF_ENDPOINT)",
+        "hint: `refpool export --out DIR` writes the release to a folder, with no network",
+    ]
+
+
+def test_a_self_hosted_hub_without_xet_gets_told_to_upload_over_lfs(store, hub, monkeypatch):
+    pytest.importorskip("hf_xet")  # without it, huggingface_hub never tries Xet
+    import huggingface_hub.constants as hc
+
+    released(store)
+    monkeypatch.setattr(hc, "HF_HUB_DISABLE_XET", False)  # as on a machine with hf_xet
+    with pytest.raises(PublishError, match="before any commit: the repo is unchanged") as err:
+        go(store)
+    message = str(err.value)
+    assert f"{hub.url} is not huggingface.co" in message
+    assert "set HF_HUB_DISABLE_XET=1 to upload over plain Git LFS" in message
+    assert "xet-write-token" in message  # the Hub's own answer, in parentheses
+    repo = hub.repos[REPO]
+    assert len(repo.history) == 1 and repo.tags == {}
+    monkeypatch.setattr(hc, "HF_HUB_DISABLE_XET", True)  # the advice, followed
+    result = go(store)
+    assert isinstance(result, PublishResult) and repo.tags == {"v1.0.0": repo.head}
+
+
+def test_only_a_hub_other_than_huggingface_co_gets_the_xet_advice():
+    from pool.dataset.hubsync import is_huggingface
+
+    assert is_huggingface("https://huggingface.co") and is_huggingface("https://hf.co/")
+    assert not is_huggingface("http://127.0.0.1:8080")
+    assert not is_huggingface("https://hub.example.org")
+    assert not is_huggingface("https://huggingface.co.example.org")

@@ -1,7 +1,7 @@
 """Opt-in: refpool against a real llama.cpp server (llama-cpp-python's `llama_cpp.server`).
 
-CI skips this. To run it, start a server and point REFPOOL_LLAMA_SERVER at its /v1 URL (the
-README's "A real llama.cpp server" recipe), then:
+CI skips this. To run it, start a server and point REFPOOL_LLAMA_SERVER at its /v1 URL (see
+the recipe in docs/development.md), then:
 
     REFPOOL_LLAMA_SERVER=http://127.0.0.1:8765/v1 .venv/bin/python -m pytest -s -m real_server \
         tests/test_real_llama_server.py

@@ -93,7 +93,8 @@ def _check_target(out: Path) -> None:
         shown = ", ".join(foreign[:5] or sorted(names)[:5])
         raise ExportError(
             f"{out} holds files that are not a refpool release ({shown}); exporting replaces"
-            " the folder's release files, so choose an empty or new folder"
+            " the folder's release files, so choose an empty or new folder",
+            hint="choose an output folder",
         )
 
 

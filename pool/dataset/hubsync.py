@@ -11,14 +11,17 @@ sent again, and a commit that already landed is recognised instead of repeated.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import socket
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlparse
 
-from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, get_session
+from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, constants, get_session
 from huggingface_hub.errors import HfHubHTTPError
 from tqdm import tqdm
 
@@ -27,6 +30,18 @@ from refpool.core.errors import RefpoolError
 TOKENS_PAGE = "https://huggingface.co/settings/tokens"
 RETRY_STATUS = (429, 500, 502, 503, 504)
 MAX_RETRY_WAIT_S = 120.0
+HF_HOSTS = ("huggingface.co", "hf.co")  # the Hub that speaks Xet; any other is self-hosted
+# The HTTP client's names (httpx and its kin) for a connection that never opened...
+NO_CONNECTION = ("ConnectError", "ConnectTimeout")
+# ... and for one that broke or stalled mid-transfer, which a rerun may get past.
+BROKEN_TRANSFER = (
+    "ReadTimeout",
+    "WriteTimeout",
+    "PoolTimeout",
+    "ReadError",
+    "WriteError",
+    "RemoteProtocolError",
+)
 
 
 class HubRefused(RefpoolError, RuntimeError):
@@ -104,6 +119,51 @@ def explain(exc: BaseException, repo_id: str) -> str | None:
             f" repos ({TOKENS_PAGE}); or the repo belongs to someone else"
         )
     return None
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    """`exc` and what it was raised from, down to the root (the client wraps its errors)."""
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and cause not in chain and len(chain) < 10:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    return chain
+
+
+def unreachable(exc: BaseException) -> str | None:
+    """Why the Hub could not be reached at all (connection refused, no such host, no answer
+    to connect), as the client said it; None when the failure is anything else."""
+    for cause in _causes(exc):
+        if isinstance(cause, (ConnectionRefusedError, socket.gaierror)) or (
+            type(cause).__name__ in NO_CONNECTION
+        ):
+            text = str(cause)
+            return f"{type(cause).__name__}: {text}" if text else type(cause).__name__
+    return None
+
+
+def transient(exc: BaseException) -> bool:
+    """True for a failure the same request may get past later: 408, 429 or 5xx from the Hub,
+    or a connection that stalled or broke mid-transfer."""
+    for cause in _causes(exc):
+        if status_of(cause) in (408, *RETRY_STATUS):
+            return True
+        if isinstance(cause, TimeoutError) or type(cause).__name__ in BROKEN_TRANSFER:
+            return True
+    return False
+
+
+def is_huggingface(endpoint: str) -> bool:
+    """True for huggingface.co itself (and hf.co); False for a self-hosted Hub."""
+    host = (urlparse(endpoint).hostname or "").lower()
+    return any(host == h or host.endswith("." + h) for h in HF_HOSTS)
+
+
+def uploads_over_xet() -> bool:
+    """True when huggingface_hub uploads through Xet storage: hf_xet is installed and
+    HF_HUB_DISABLE_XET is not set (read when huggingface_hub was imported)."""
+    return not constants.HF_HUB_DISABLE_XET and importlib.util.find_spec("hf_xet") is not None
 
 
 def remote_files(api: HfApi, repo_id: str, revision: str) -> dict[str, tuple[str | None, str]]:

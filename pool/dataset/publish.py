@@ -16,7 +16,9 @@ the files frozen when the version was released), then make the repo equal to it 
 
 Any failure leaves the repo as it was (before 4) or as the release (after 4), and the same
 command resumes: uploads already done are not repeated, a landed commit is recognised and
-only the tag is made.
+only the tag is made. What the message advises follows the cause (`advice`): a Hub that could
+not be reached at all, a self-hosted Hub that may not speak Xet, a temporary failure worth a
+rerun, or a cause to fix first.
 
 Credentials: an explicit token, else huggingface_hub's own lookup (HF_TOKEN, then the token
 file written by `hf auth login`). With none, publishing refuses before any network call.
@@ -112,23 +114,60 @@ def resolve_endpoint(explicit: str | None = None) -> str:
     return (explicit or os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
 
 
+def advice(
+    exc: BaseException, endpoint: str, resume: str, uploading: bool = False
+) -> tuple[str, tuple[str, ...]]:
+    """What to do after `exc`, by its cause: (sentences, hints). `resume` says what a rerun
+    skips; `uploading` marks a failure while sending the release's files."""
+    why = hubsync.unreachable(exc)
+    if why:
+        return (
+            f"The Hub at {endpoint} could not be reached ({why}): check that address (given"
+            " for this publish, else $HF_ENDPOINT, else huggingface.co) and this machine's"
+            " network. Without a Hub, write the release to a folder instead.",
+            ("choose an endpoint", "export offline"),
+        )
+    if (
+        uploading
+        and hubsync.uploads_over_xet()
+        and not hubsync.is_huggingface(endpoint)
+        and hubsync.explain(exc, "") is None
+    ):
+        return (
+            f"{endpoint} is not huggingface.co, and huggingface_hub uploads through Xet"
+            " storage, which a self-hosted Hub may not speak: set HF_HUB_DISABLE_XET=1 to"
+            f" upload over plain Git LFS, then run the same command again; {resume}.",
+            (),
+        )
+    if hubsync.transient(exc):
+        return f"The failure looks temporary: rerun the same command; {resume}.", ()
+    return f"Fix the cause in parentheses; the same command then resumes: {resume}.", ()
+
+
 @contextmanager
-def _scrubbed(token: str | None, repo_id: str) -> Iterator[None]:
+def _scrubbed(token: str | None, repo_id: str, endpoint: str) -> Iterator[None]:
     """Re-raise any failure as PublishError, actionable where possible, without the token."""
     try:
         yield
     except PublishError as exc:
         if token and token in str(exc):
-            raise PublishError(str(exc).replace(token, "<token>")) from None
+            raise PublishError(str(exc).replace(token, "<token>"), hint=exc.hints) from None
         raise
     except Exception as exc:
         hint = hubsync.explain(exc, repo_id)
         text = str(exc) if isinstance(exc, hubsync.HubRefused) else f"{type(exc).__name__}: {exc}"
+        hints: tuple[str, ...] = ()
         if hint:
             text = f"{hint}. ({text})"
+        elif hubsync.unreachable(exc):  # the sentence names the client's reason itself
+            what, hints = advice(exc, endpoint, "")
+            text = what[0].lower() + what[1:]
+        elif hubsync.transient(exc):
+            what, hints = advice(exc, endpoint, "nothing done before is repeated")
+            text = f"{text}. {what}"
         if token:
             text = text.replace(token, "<token>")
-        raise PublishError(f"publishing failed: {text}") from None
+        raise PublishError(f"publishing failed: {text}", hint=hints) from None
 
 
 def stale_files(remote: list[str], release: set[str]) -> list[str]:
@@ -192,7 +231,7 @@ def publish(
         if dry_run:
             return plan
         api = HfApi(endpoint=endpoint, token=token)
-        with _scrubbed(token, repo_id), hubsync.request_timeout(timeout_s):
+        with _scrubbed(token, repo_id, endpoint), hubsync.request_timeout(timeout_s):
             result = _sync(api, plan, folder, pv.notes or "", force_tag, chunk, progress)
     if not store.query(
         "SELECT 1 FROM pool_publications WHERE repo_id = ? AND tag = ? AND commit_oid = ?",
@@ -254,10 +293,13 @@ def _sync(
         try:
             hubsync.upload_in_chunks(api, repo_id, adds, chunk, progress)
         except Exception as exc:
+            what, hints = advice(
+                exc, plan.endpoint, "files already uploaded are not sent again", uploading=True
+            )
             raise PublishError(
                 f"uploading the release to {repo_id} failed, before any commit: the repo is"
-                f" unchanged. Rerun the same command; files already uploaded are not sent"
-                f" again. ({_why(exc, repo_id)})"
+                f" unchanged. {what} ({_why(exc, repo_id)})",
+                hint=hints,
             ) from None
         deletes = [CommitOperationDelete(path_in_repo=p) for p in plan.deletes]
         try:
@@ -271,10 +313,13 @@ def _sync(
             if new_head == head or not _holds_release(
                 hubsync.remote_files(api, repo_id, new_head), local
             ):
+                what, hints = advice(
+                    exc, plan.endpoint, "the uploaded files are kept by the Hub and not sent again"
+                )
                 raise PublishError(
                     f"the commit to {repo_id} failed; the repo is as it was (main at"
-                    f" {new_head[:12]}). Rerun the same command: the uploaded files are kept"
-                    f" by the Hub and not sent again. ({_why(exc, repo_id)})"
+                    f" {new_head[:12]}). {what} ({_why(exc, repo_id)})",
+                    hint=hints,
                 ) from None
             oid = new_head
     try:
@@ -284,10 +329,13 @@ def _sync(
             repo_id, tag=tag, revision=oid, tag_message=plan.commit_message, repo_type="dataset"
         )
     except Exception as exc:
+        what, hints = advice(
+            exc, plan.endpoint, "it finds the release already committed and only tags it"
+        )
         raise PublishError(
             f"commit {oid[:12]} on {repo_id} holds the release, but tagging it {tag} failed."
-            " Rerun the same command: it finds the release already committed and only tags it."
-            f" ({_why(exc, repo_id)})"
+            f" {what} ({_why(exc, repo_id)})",
+            hint=hints,
         ) from None
     return PublishResult(plan, oid, url + oid, tag, committed, True)
 

@@ -1,6 +1,6 @@
 """The pairwise judge, with the RL environment's semantics: which is the better watercolour?
 
-* The prompt (pool/prompts/judge.md, criteria in judge_criteria.md) asks which of two
+* The prompt (pool/reward/prompts/judge.md, criteria in judge_criteria.md) asks which of two
   paintings is the better watercolour, judging only how they are painted.
 * The reply follows a JSON schema that names `winner` (A or B) first and then a reason of at
   most 20 words, so a reply cut short still carries its verdict. Temperature 0, 220 tokens.
@@ -199,7 +199,11 @@ class VLMJudge:
         criteria: str | None = None,
     ) -> None:
         if not cfg.accepts_images:
-            raise JudgeError(f"judge {cfg.name!r} must accept images (accepts_images: true)")
+            raise JudgeError(
+                f"judge {cfg.name!r} must accept images: if its model does, set accepts_images"
+                " to true in its models-file entry",
+                hint=("choose a judge", "choose a models file"),
+            )
         self.store = store
         # The environment's settings, whatever the entry says: temperature 0, 220 tokens.
         self.cfg = dataclasses.replace(cfg, max_tokens=JUDGE_MAX_TOKENS)

@@ -53,9 +53,9 @@ def make_judge(
     else:
         raise JudgeError(
             f"no judge {name or ''!r} in the models file and no entry with"
-            ' "roles": ["judge"]; add one (any OpenAI-compatible vision endpoint) or use'
-            " the heuristic judge",
-            hint="choose a judge",
+            ' "roles": ["judge"]; add one to your own models file (any OpenAI-compatible'
+            " vision endpoint, with accepts_images: true) or use the heuristic judge",
+            hint=("choose a judge", "choose a models file"),
         )
     try:
         cfg.api_key()

@@ -127,7 +127,8 @@ def choose_paintings(paintings: list[Painting], samples: int) -> tuple[list[Pain
     if not kept:
         raise CalibrationError(
             f"every painting has paint coverage below the gate's floor ({floor}): the gate"
-            " would zero them all, so there is nothing to compare"
+            " would zero them all, so there is nothing to compare",
+            hint="give paintings",
         )
     return spread_by_coverage(kept, samples), dropped
 

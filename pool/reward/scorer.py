@@ -79,7 +79,10 @@ class HTTPScorer:
         if self.key_env:
             key = os.environ.get(self.key_env)
             if not key:
-                raise ScorerError(f"scorer {self.name!r} needs a key in ${self.key_env}")
+                raise ScorerError(
+                    f"scorer {self.name!r} needs a key in ${self.key_env} (its key_env): export"
+                    " it, or remove key_env from the scorer's entry if its server needs none"
+                )
             headers["authorization"] = f"Bearer {key}"
         return headers
 
@@ -94,7 +97,11 @@ class HTTPScorer:
             raise ScorerError(f"{where} answered HTTP {exc.code}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
-            raise ScorerError(f"{where} could not be reached ({reason}); is it running?") from None
+            raise ScorerError(
+                f"{where} could not be reached ({reason}): start it, or set the scorer's url"
+                " in the models file to where it runs",
+                hint="choose a models file",
+            ) from None
         except json.JSONDecodeError:
             raise ScorerError(f"{where} did not answer JSON") from None
         if not isinstance(data, dict) or data.get("available") is False:
@@ -155,7 +162,11 @@ def make_scorer(name: str, entry: dict[str, Any]) -> Scorer:
     prompt = str(entry.get("prompt") or DEFAULT_PROMPT)
     if kind == "http":
         if not entry.get("url"):
-            raise ScorerError(f"scorer {name!r} (kind http) needs a url")
+            raise ScorerError(
+                f"scorer {name!r} (kind http) needs a url: add the address it answers at to its"
+                " entry in the models file's `scorers` section",
+                hint="choose a models file",
+            )
         return HTTPScorer(
             name,
             str(entry["url"]),
@@ -165,7 +176,10 @@ def make_scorer(name: str, entry: dict[str, Any]) -> Scorer:
         )
     if kind == "hpsv3":
         return HPSv3PackageScorer(name, str(entry.get("device", "cuda")), prompt)
-    raise ScorerError(f"scorer {name!r}: unknown kind {kind!r} (use http or hpsv3)")
+    raise ScorerError(
+        f"scorer {name!r}: unknown kind {kind!r}; set its kind in the models file to http or hpsv3",
+        hint="choose a models file",
+    )
 
 
 def fill_prompt(template: str, subject: str) -> str:

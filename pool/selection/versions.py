@@ -123,9 +123,15 @@ def prepare_release(
     new = parse_semver(name)
     existing = list_versions(store)
     if any(v.version == name for v in existing):
-        raise VersionError(f"version {name} already exists; versions are immutable, pick a new one")
+        raise VersionError(
+            f"version {name} already exists; versions are immutable, pick a new one",
+            hint="choose a version",
+        )
     if existing and new <= parse_semver(existing[-1].version):
-        raise VersionError(f"version {name} is not newer than the latest, {existing[-1].version}")
+        raise VersionError(
+            f"version {name} is not newer than the latest, {existing[-1].version}",
+            hint="choose a version",
+        )
     _validate_against_store(store, draft.tiers)
     created = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return draft.to_pool_version(name, notes=notes, created_at=created), draft.params

@@ -29,6 +29,20 @@ EXIT_USAGE = 2
 EXIT_INFRA = 3
 EXIT_INTERRUPTED = 130
 
+# What each status means, for the reference page (docs/reference/exit-status.md is generated
+# from this table) and for anyone scripting around `refpool`.
+EXIT_STATUSES = {
+    EXIT_OK: "the work was done",
+    EXIT_FAILED: "the work ran and failed or was refused: a user mistake (an unknown version,"
+    " gate profile, generator or models-file field, a missing folder, no token), a refused"
+    " photo, a rejected sketch, a remote service that said no; the message says what to do",
+    EXIT_USAGE: "argparse's usage error only (a missing or malformed argument); refpool itself"
+    " never uses it",
+    EXIT_INFRA: "our own infrastructure failed (the browser would not start or keep running):"
+    " the input is fine, and a rerun may succeed",
+    EXIT_INTERRUPTED: "interrupted with Ctrl-C; finished work is kept, and a rerun resumes",
+}
+
 # Actions a message may point at by name; each shell maps them to its own controls.
 HINTS = {
     "force tag": "move an existing release tag that names other contents",
@@ -40,6 +54,11 @@ HINTS = {
     "retry failed": "ask again a model that refused permanently in an earlier run",
     "give paintings": "give a folder of a policy's paintings (PNGs from an RL run)",
     "dry run": "see what would be uploaded, without uploading (no token needed)",
+    "choose an endpoint": "say which Hub to publish to: huggingface.co or a self-hosted Hub's URL",
+    "export offline": "write the release to a folder instead (no Hub, no network)",
+    "choose an output folder": "write into an empty or new folder",
+    "choose a version": "give the new version's number, or which part of the latest to bump",
+    "choose a profile": "choose one of the gate profiles named",
 }
 
 

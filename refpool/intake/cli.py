@@ -4,10 +4,41 @@ from __future__ import annotations
 
 import argparse
 import json
+import textwrap
 from pathlib import Path
 
 from refpool.core.errors import RefpoolError
 from refpool.core.store import Store
+from refpool.intake import inaturalist
+from refpool.intake.photos import COLUMNS_LINE, MIN_SIDE, OPTIONAL_COLUMNS, REQUIRED_COLUMNS
+
+IMPORT_DESCRIPTION = (
+    "Import the images listed in DIR/photos.csv. Each is checked (an open licence, an author,"
+    f" a source, a readable image at least {MIN_SIDE} px on its shorter side, not a near"
+    " duplicate of a photo already imported), normalised and stored; a refused file never"
+    " stops the others, and an image in DIR that photos.csv does not list is refused. Importing"
+    " the same folder again is harmless. Exit status 1 if any file was refused."
+)
+
+
+def columns_table(width: int = 78) -> str:
+    """The photos.csv columns and what each holds, as `photos import --help` prints them."""
+    lines = []
+    for title, columns in (("required", REQUIRED_COLUMNS), ("optional", OPTIONAL_COLUMNS)):
+        lines.append(f"  {title}:")
+        for name, meaning in columns.items():
+            lines += textwrap.wrap(
+                meaning,
+                width,
+                initial_indent=f"    {name:<9} ",
+                subsequent_indent=" " * 14,
+                break_on_hyphens=False,
+            )
+    lines.append("  any other column is kept with the photo as extra data")
+    intro = (
+        "photos.csv holds one row per image, under a header row naming its columns in any order:"
+    )
+    return intro + "\n\n" + "\n".join(lines)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -16,7 +47,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     p = psub.add_parser(
         "import",
-        help="import DIR/photos.csv (columns file,source,author,license[,notes]); exit 1 if any file is refused",
+        help=f"import DIR/photos.csv (columns {COLUMNS_LINE}); exit 1 if any file is refused",
+        description=IMPORT_DESCRIPTION,
+        epilog=columns_table(),
     )
     p.add_argument("folder", metavar="DIR", help="folder holding the images and photos.csv")
     p.set_defaults(func=cmd_photos_import)
@@ -31,11 +64,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--taxon", required=True, help='taxon name, e.g. "Hibiscus rosa-sinensis"')
     p.add_argument(
-        "--licenses", default="cc0,cc-by,cc-by-sa", help="comma-separated: cc0,cc-by,cc-by-sa"
+        "--licenses",
+        default=",".join(inaturalist.OPEN_CODES),
+        help="open licences to accept, comma-separated",
     )
-    p.add_argument("--limit", type=int, default=20, help="number of observations (default 20)")
-    p.add_argument("--out", default=None, help="download folder (default ./inaturalist/<taxon>)")
-    p.add_argument("--api-url", default=None, help="API root (default https://api.inaturalist.org)")
+    p.add_argument("--limit", type=int, default=20, help="number of observations")
+    p.add_argument("--out", default=None, help="download folder (default: ./inaturalist/<taxon>)")
+    p.add_argument("--api-url", default=None, help=f"API root (default: {inaturalist.DEFAULT_API})")
     p.add_argument(
         "--import", dest="do_import", action="store_true", help="import the download afterwards"
     )
@@ -74,8 +109,6 @@ def cmd_photos_list(args) -> int:
 
 
 def cmd_photos_inaturalist(args) -> int:
-    from refpool.intake import inaturalist
-
     licences = inaturalist.parse_licences(args.licenses)
     out = Path(args.out or Path("inaturalist") / args.taxon.replace(" ", "_"))
     try:

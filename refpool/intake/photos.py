@@ -1,6 +1,8 @@
 """The photo library: import a folder of openly licensed photos, list what is stored.
 
-A folder holds images plus `photos.csv` with columns `file,source,author,license[,notes,subject]`.
+A folder holds images plus `photos.csv`: the columns REQUIRED_COLUMNS and OPTIONAL_COLUMNS say,
+with what each holds (`refpool photos import --help` prints them from here); any other column is
+kept with the photo as extra data.
 Each good file is normalised (EXIF orientation applied, RGB, longest side <= MAX_SIDE) and
 stored content-addressed under the data dir as `photos/<sha256>.jpg`, with a row in `photos`.
 Bad files never abort the batch: each is refused with a reason the user can act on.
@@ -19,7 +21,7 @@ from pathlib import Path
 import imagehash
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from refpool.core.contracts import Photo
+from refpool.core.contracts import OPEN_LICENCES, Photo
 from refpool.core.errors import InputError, MissingFile, RefpoolError
 from refpool.core.store import Store, sha256_bytes
 from refpool.core.store.photos import get_photo
@@ -28,7 +30,25 @@ MAX_SIDE = 1600  # larger photos are downscaled; the painting is 600 px anyway
 MIN_SIDE = 128  # below this there is too little to analyse
 NEAR_DUPLICATE_BITS = 6  # phash Hamming distance at or below which two photos are "the same"
 IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".bmp", ".gif"}
-REQUIRED_COLUMNS = ("file", "source", "author", "license")
+LICENCE_NAMES = ", ".join(OPEN_LICENCES)  # CC0, CC-BY, CC-BY-SA, PD
+# The columns of photos.csv and what each holds; a header row names them, in any order and case.
+REQUIRED_COLUMNS = {
+    "file": "the image's file name, a plain name inside the folder"
+    f" ({', '.join(sorted(s.lstrip('.') for s in IMAGE_SUFFIXES))})",
+    "source": "where the photo was found: its page's URL; words after the URL, such as"
+    " (via Wikimedia Commons), are kept as a note",
+    "author": "who to credit: open licences require attribution",
+    "license": f"one of {LICENCE_NAMES} in any usual spelling, e.g. CC BY 2.0, cc-by-sa,"
+    " Attribution 4.0, CC0 1.0, Public Domain or a creativecommons.org URL (the version is"
+    " kept); NC, ND and all-rights-reserved licences are refused",
+}
+OPTIONAL_COLUMNS = {
+    "notes": "free text stored with the photo",
+    "subject": "what the photo shows, e.g. dahlia (default: the file name up to its first"
+    " _, -, . or space, in lower case)",
+}
+# As messages and the one-line help write them: file,source,author,license[,notes,subject]
+COLUMNS_LINE = f"{','.join(REQUIRED_COLUMNS)}[,{','.join(OPTIONAL_COLUMNS)}]"
 
 
 @dataclass
@@ -60,7 +80,7 @@ def normalise_licence(text: str) -> tuple[str, str]:
     """
     raw = (text or "").strip()
     if not raw:
-        raise LicenceError("no licence given; fill the license column (CC0, CC-BY, CC-BY-SA, PD)")
+        raise LicenceError(f"no licence given; fill the license column ({LICENCE_NAMES})")
     t = raw.lower()
     version_match = re.search(r"(\d+\.\d+)", t)
     version = version_match.group(1) if version_match else ""
@@ -68,9 +88,9 @@ def normalise_licence(text: str) -> tuple[str, str]:
     words = re.sub(r"[^a-z0-9]+", " ", t).split()
     joined = " ".join(words)
     if any(w in words for w in ("nc", "nd")) or "noncommercial" in joined or "noderiv" in joined:
-        raise LicenceError(f"licence {raw!r} is not open (NC/ND); only CC0, CC-BY, CC-BY-SA, PD")
+        raise LicenceError(f"licence {raw!r} is not open (NC/ND); only {LICENCE_NAMES}")
     if "all rights reserved" in joined or "copyright" in words:
-        raise LicenceError(f"licence {raw!r} is closed; only CC0, CC-BY, CC-BY-SA, PD")
+        raise LicenceError(f"licence {raw!r} is closed; only {LICENCE_NAMES}")
     if "cc0" in words or ("cc" in words and "zero" in words):
         return "CC0", version or "1.0"
     if "public domain" in joined or words in (["pd"], ["pdm"]) or "mark" in words:
@@ -79,7 +99,7 @@ def normalise_licence(text: str) -> tuple[str, str]:
         if "sa" in words or "sharealike" in words or "share alike" in joined:
             return "CC-BY-SA", version
         return "CC-BY", version
-    raise LicenceError(f"unknown licence {raw!r}; use one of CC0, CC-BY, CC-BY-SA, PD")
+    raise LicenceError(f"unknown licence {raw!r}; use one of {LICENCE_NAMES}")
 
 
 def normalise_image(data: bytes) -> tuple[Image.Image, tuple[int, int]]:
@@ -122,8 +142,8 @@ def _read_manifest(folder: Path) -> tuple[list[dict[str, str]], list[tuple[str, 
         raise MissingFile(f"no folder {folder}; give a folder holding the images and photos.csv")
     if not csv_path.is_file():
         raise MissingFile(
-            f"{csv_path} not found; a photo folder needs photos.csv with columns"
-            f" {','.join(REQUIRED_COLUMNS)}"
+            f"{csv_path} not found; a photo folder needs photos.csv with the columns"
+            f" {','.join(REQUIRED_COLUMNS)} (and optionally {', '.join(OPTIONAL_COLUMNS)})"
         )
     with csv_path.open(newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
@@ -131,8 +151,8 @@ def _read_manifest(folder: Path) -> tuple[list[dict[str, str]], list[tuple[str, 
         missing = [c for c in REQUIRED_COLUMNS if c not in columns]
         if missing:
             raise InputError(
-                f"{csv_path}: missing column(s) {', '.join(missing)}; expected"
-                f" {','.join(REQUIRED_COLUMNS)}[,notes]"
+                f"{csv_path}: missing column(s) {', '.join(missing)}; the header row needs"
+                f" {','.join(REQUIRED_COLUMNS)} (and optionally {', '.join(OPTIONAL_COLUMNS)})"
             )
         rows, refused = [], []
         for n, row in enumerate(reader, start=2):
@@ -222,7 +242,7 @@ def _import_one(store, folder, row, by_sha, hashes) -> Photo | int:
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_bytes(blob)
     subject = row.get("subject") or re.split(r"[_\-. ]", Path(name).stem)[0].lower()
-    extra = {k: v for k, v in row.items() if k not in {*REQUIRED_COLUMNS, "notes", "subject"}}
+    extra = {k: v for k, v in row.items() if k not in {*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS}}
     extra |= {"original_sha256": original_sha, "original_size": list(original_size)}
     if source_note:
         extra["source_note"] = source_note
