@@ -152,6 +152,7 @@ async def generate_async(
     finally:
         if bar is not None:
             bar.close()
+        render_state = _render_state(ctx.renderer)  # before closing: its stats go with it
         if own_renderer is not None:
             await own_renderer.close()
         await endpoints.close()
@@ -165,7 +166,21 @@ async def generate_async(
     summary["new"] = len(ctx.new_ids)
     summary["disabled"] = dict(endpoints.disabled)
     summary["chain_errors"] = ctx.chain_errors
+    summary["render"] = render_state
     return summary
+
+
+def _render_state(renderer: Any) -> dict[str, Any]:
+    """What the renderer's own realm did in this run: infrastructure attempts that failed
+    and were retried (never charged to a program), and why it is down, if it could not be
+    brought back. A SyncRenderer wraps the Renderer; a RenderClient knows neither."""
+    inner = getattr(renderer, "renderer", renderer)
+    stats = getattr(inner, "stats", None) or {}
+    return {
+        "infra_retries": int(stats.get("infra_retries", 0)),
+        "browser_restarts": int(stats.get("browser_restarts", 0)),
+        "renderer_down": getattr(inner, "broken", None),
+    }
 
 
 def _jobs(

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from refpool.core.defaults import ROUNDS
+from refpool.core.errors import EXIT_INFRA
 from refpool.core.store import Store
 
 
@@ -96,6 +97,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     trouble = problems(summary)
     for line in trouble:
         print(f"error: {line}", file=sys.stderr)
+    down = (summary.get("render") or {}).get("renderer_down")
+    if down:
+        from renderer.engine import RENDERER_DOWN_ADVICE
+
+        # our machinery, not the programs: exit 3, as every infrastructure failure does
+        print(f"error: the renderer stopped: {down}. {RENDERER_DOWN_ADVICE}", file=sys.stderr)
+        return EXIT_INFRA
     return 1 if trouble else 0
 
 

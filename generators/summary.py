@@ -115,6 +115,13 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"{total} candidates ({summary.get('new', 0)} new this run), {ok} accepted,"
         f" {summary['photos']} photo(s), {summary['rounds']} round(s), {summary.get('wall_s', 0)} s"
     )
+    render = summary.get("render") or {}
+    if render.get("infra_retries"):
+        lines.append(
+            f"renderer: {render['infra_retries']} attempt(s) failed on our side and were retried"
+            f" ({render.get('browser_restarts', 0)} browser restart(s)); none is charged to a"
+            " program, and a round still failing is `infra`, asked again on the next run"
+        )
     if any(m.get("critic_fallbacks") for m in summary["models"].values()):
         lines.append("fallbk: critic replies that could not be read (heuristic critique used)")
     return "\n".join(lines)

@@ -75,6 +75,16 @@ class Slot:
     console: list[str] = field(default_factory=list)
     dead: bool = False  # closed or being replaced: never hand it out again
     escapes: list[str] = field(default_factory=list)  # requests/popups that tried to leave
+    # Which realm the job is in: "sketch" while its worker records calls, "renderer" once the
+    # page has taken the checked calls to replay (it logs the job's secret token then).
+    phase: str = "sketch"
+    phase_token: str = ""
+
+    def note_console(self, kind: str, text: str) -> None:
+        if self.phase_token and text == self.phase_token:
+            self.phase = "renderer"
+        else:
+            self.console.append(f"{kind}: {text}"[:500])
 
 
 def network_flags(origin_host: str) -> list[str]:
@@ -151,6 +161,8 @@ class BrowserPool:
         self._restart_lock = asyncio.Lock()
         self._health_lock = asyncio.Lock()
         self._closed = False
+        # Why no browser could be brought back: then every job is infra at once, never a wait.
+        self.broken: str | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self.turns = asyncio.Semaphore(slots)  # jobs running at once (pages share one GPU)
 
@@ -218,9 +230,14 @@ class BrowserPool:
 
     # -- slots -------------------------------------------------------------------------------
     async def take(self) -> Slot:
-        """The next free slot of the current browser (waits for one)."""
+        """The next free slot of the current browser (waits for one, unless it is broken)."""
         while True:
-            slot = await self.slots.get()
+            if self.broken:
+                raise InfraError(self.broken)
+            try:
+                slot = await asyncio.wait_for(self.slots.get(), timeout=1.0)
+            except TimeoutError:
+                continue  # look again whether the browser broke meanwhile
             if slot.generation == self.generation:
                 return slot
 
@@ -288,7 +305,7 @@ class BrowserPool:
             )
         page = await context.new_page()
         slot = Slot(context, page, self.generation)
-        page.on("console", lambda msg: slot.console.append(f"{msg.type}: {msg.text}"[:500]))
+        page.on("console", lambda msg: slot.note_console(msg.type, msg.text))
         allowed = (
             f"{self.server.origin}/harness.",
             f"{self.server.origin}/lib/",
@@ -360,8 +377,16 @@ class BrowserPool:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(old.close(), timeout=10)
             self.generation += 1
-            self.browser = await launch_chromium(
-                self.pw, self.executable, self.heap_mb, self.server.host, self.env_pixels
-            )
-            self.chromium_version = self.browser.version
-            await self._fill()
+            try:
+                from renderer.recovery import relaunch  # a new driver too, if it died
+
+                args = (self.executable, self.heap_mb, self.server.host, self.env_pixels)
+                self.pw, self.browser = await relaunch(
+                    self.pw, lambda pw: launch_chromium(pw, *args)
+                )
+                self.chromium_version = self.browser.version
+                await self._fill()
+            except Exception as exc:  # noqa: BLE001 - whatever failed, the renderer is down
+                cause = f"{type(exc).__name__}: {str(exc)[:200]}"
+                self.broken = f"the browser could not be restarted after {why[:120]} ({cause})"
+                raise InfraError(self.broken) from None

@@ -45,7 +45,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--deadline",
         type=float,
         default=None,
-        help=f"seconds per render (default: {RenderConfig.deadline_s:g})",
+        help="seconds the sketch's own code may take to record its calls (its `timeout`);"
+        " replaying them has a budget of its own, and running past it is never the sketch's"
+        f" fault (default: {RenderConfig.deadline_s:g})",
     )
     p.add_argument(
         "--env-pixels",
@@ -72,7 +74,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--queue", type=int, default=8, help="renders admitted beyond the slots; more get a 503"
     )
     s.add_argument(
-        "--deadline", type=float, default=RenderConfig.deadline_s, help="seconds per render"
+        "--deadline",
+        type=float,
+        default=RenderConfig.deadline_s,
+        help="seconds the sketch's own code may take to record its calls (its `timeout`)",
     )
     s.add_argument("--no-cache", action="store_true", help="render even if a cached result exists")
     s.add_argument(

@@ -19,7 +19,7 @@ import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from refpool.core.contracts import Render, Violation
 from refpool.core.defaults import GATE_PROFILE
@@ -47,6 +47,10 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+RENDERER_DOWN_ADVICE = (
+    "Finished work is saved. Check that Chromium starts (REFPOOL_CHROMIUM) and that the"
+    " machine has free memory, then rerun: the work left is asked again"
+)
 REPLAY_GRACE_S = 5.0  # beyond the deadline: the page reports its own timeouts first
 
 
@@ -56,7 +60,10 @@ class RenderConfig:
     height: int = 600
     profile: str = GATE_PROFILE  # a gate profile's name, resolved when the Renderer is made
     slots: int = field(default_factory=default_slots)
-    deadline_s: float = 30.0  # per render, whole job
+    deadline_s: float = 30.0  # the sketch's own budget: its worker recording its calls
+    # The renderer's budget for replaying a checked call list and reading the canvas (None:
+    # the same as deadline_s). Running past it is never the sketch's fault: it is retried.
+    replay_budget_s: float | None = None
     max_frames: int = 60  # a looping sketch is captured after this many frames
     heap_mb: int = 512
     attempts: int = 2  # for infrastructure failures only
@@ -75,7 +82,13 @@ class Renderer:
     def __init__(self, config: RenderConfig | None = None) -> None:
         self.config = config or RenderConfig()
         self.profile: Profile = get_profile(self.config.profile)  # the default, resolved once
-        self.stats = {"renders": 0, "cache_hits": 0, "recycled_slots": 0, "browser_restarts": 0}
+        self.stats = {
+            "renders": 0,
+            "cache_hits": 0,
+            "recycled_slots": 0,
+            "browser_restarts": 0,
+            "infra_retries": 0,  # attempts our own realm failed (never the sketch's verdict)
+        }
         self._cache = RenderCache(self.config.cache_dir)
         self._pool: BrowserPool | None = None
 
@@ -106,6 +119,11 @@ class Renderer:
         if self._pool is None:
             raise InfraError("the renderer is not started: use `async with Renderer() as r`")
         return self._pool
+
+    @property
+    def broken(self) -> str | None:
+        """Why the browser could not be brought back, or None while it works."""
+        return self._pool.broken if self._pool is not None else None
 
     @property
     def lib_versions(self) -> dict[str, str]:
@@ -167,6 +185,9 @@ class Renderer:
         deadline = deadline_s or self.config.deadline_s
         last_infra = ""
         for attempt in range(self.config.attempts):
+            if pool.broken:  # nothing to retry on: say so at once
+                last_infra = f"{pool.broken}. {RENDERER_DOWN_ADVICE}"
+                break
             last_attempt = attempt == self.config.attempts - 1
             try:
                 outcome = await self._run_job(
@@ -174,6 +195,7 @@ class Renderer:
                 )
             except InfraError as exc:
                 last_infra = str(exc)
+                self.stats["infra_retries"] += 1
                 continue
             except SketchFault as fault:
                 result = stamp.failed([fault.violation], console=fault.console)
@@ -230,33 +252,48 @@ class Renderer:
         )
         script, prefix_lines = job_script(source, config)
         pool.server.add_job(url, script)
+        replay_budget_s = self.config.replay_budget_s or deadline_s
+        slot.phase, slot.phase_token = "sketch", secrets.token_hex(16)
         spec = page_spec(
-            source, config, worker_url=url, prefix_lines=prefix_lines, deadline_s=deadline_s
+            source,
+            config,
+            worker_url=url,
+            prefix_lines=prefix_lines,
+            deadline_s=deadline_s,
+            replay_budget_s=replay_budget_s,
+            phase_token=slot.phase_token,
         )
         slot.console.clear()
         settled = False  # the slot is accounted for: still good, or already replaced
         try:
-            outcome = await self._drive(pool, slot, spec, deadline_s)
+            outcome = await self._drive(pool, slot, spec, deadline_s + replay_budget_s)
             settled = True
             return outcome
         except SketchFault:  # the page stopped the sketch's worker itself: the slot is fine
             settled = True
             raise
-        except TimeoutError:
-            console = await pool.after_sketch_failure(slot, "timeout", last_attempt)
-            settled = True
-            raise SketchFault.timeout(deadline_s, console) from None
         except InfraError:
             settled = True
             raise
+        except TimeoutError:
+            # The page never answered. Only while the sketch's realm ran can that be the
+            # sketch's doing; once the page holds its checked calls, the time is ours.
+            if slot.phase == "sketch":
+                console = await pool.after_sketch_failure(slot, "timeout", last_attempt)
+                settled = True
+                raise SketchFault.timeout(deadline_s, console) from None
+            settled = True
+            await self._give_up_slot(pool, slot, "the page stopped answering while replaying")
         except Exception as exc:  # page crash, navigation, browser gone, protocol error
             text = str(exc)
-            if pool.connected:  # the browser is up: the sketch crashed or unloaded its page
+            if pool.connected and slot.phase == "sketch":  # it crashed or unloaded its page
                 console = await pool.after_sketch_failure(slot, "crash", last_attempt)
                 settled = True
                 raise SketchFault.crash(text, console) from None
-            await pool.restart(f"browser failure: {text[:200]}")
             settled = True
+            if pool.connected:  # the page died in our realm: a fresh page for the retry
+                await self._give_up_slot(pool, slot, f"the page failed while replaying: {text}")
+            await pool.restart(f"browser failure: {text[:200]}")
             raise InfraError(f"browser failure: {text[:300]}") from None
         finally:
             pool.server.drop_job(url)
@@ -265,8 +302,17 @@ class Renderer:
             else:
                 await pool.recycle(slot)
 
+    async def _give_up_slot(self, pool: BrowserPool, slot: Slot, why: str) -> NoReturn:
+        """The renderer's own realm failed on this page: replace it, restart an unhealthy
+        browser, and raise InfraError so the job is retried, never charged to the sketch."""
+        slot.dead = True
+        await pool.recycle(slot)
+        if not await pool.healthy():
+            await pool.restart(f"unhealthy after: {why[:200]}")
+        raise InfraError(why[:300])
+
     async def _drive(
-        self, pool: BrowserPool, slot: Slot, spec: dict[str, Any], deadline_s: float
+        self, pool: BrowserPool, slot: Slot, spec: dict[str, Any], budget_s: float
     ) -> PageOutcome:
         """Run the job on the page; its answer carries the canvas's own pixels.
 
@@ -274,11 +320,11 @@ class Renderer:
         has not answered a short grace later is given up as hung.
         """
         run = slot.page.evaluate("([api, spec]) => window[api].run(spec)", [pool.api, spec])
-        raw = await asyncio.wait_for(run, timeout=deadline_s + REPLAY_GRACE_S)
+        raw = await asyncio.wait_for(run, timeout=budget_s + REPLAY_GRACE_S)
         size = (self.config.width, self.config.height)
         outcome = await asyncio.to_thread(parse_outcome, raw, size)  # re-encodes the PNG
-        if outcome.status == "timeout":
-            raise SketchFault.timeout(deadline_s, outcome.console)
+        if outcome.status == "timeout":  # only the sketch's worker is timed out on the page
+            raise SketchFault.timeout(spec["deadlineMs"] / 1000, outcome.console)
         if outcome.status == "infra":  # our harness failed before any sketch code ran: retry
             slot.dead = True
             await pool.recycle(slot)

@@ -167,8 +167,9 @@
     if (!job || job.finished) return;
     const inst = job.instance;
     for (const call of job.calls[index]) {
-      // The deadline covers the whole job, painting included.
-      if (performance.now() > job.deadlineAt) { finish("timeout"); return; }
+      // Replaying a checked call list is the renderer's work, not the sketch's: running past
+      // its budget means a busy machine or a stalled GPU process, so it is an infra outcome.
+      if (performance.now() > job.replayDeadlineAt) { finish("infra", "replaying the sketch's checked calls ran past the renderer's budget (a busy machine or a stalled GPU process)"); return; }
       try {
         replayCall(inst, call);
       } catch (err) {
@@ -216,6 +217,8 @@
 
   const paint = async (calls) => {
     job.calls = calls;
+    job.replayDeadlineAt = performance.now() + job.spec.replayMs;
+    console.debug(job.spec.phaseToken); // the sketch's realm is done: what follows is ours
     seededRandom = makeSeededRandom(job.spec.seed);
     (await loadScript("/lib/p5.brush.js")).remove();
     mark("brush loaded");
@@ -259,7 +262,7 @@
     let resolveJob;
     const answered = new Promise((r) => { resolveJob = r; });
     job = {
-      spec, deadlineAt: performance.now() + spec.deadlineMs, violations: [], console: [], paints: 0, frames: 0, drawn: 0, canvas: false, finished: false,
+      spec, replayDeadlineAt: Infinity, violations: [], console: [], paints: 0, frames: 0, drawn: 0, canvas: false, finished: false,
       resolve: resolveJob, worker: null, instance: null, calls: [], colours: new Map(), shapes: new Map(),
     };
     mark("run");

@@ -118,14 +118,24 @@ def page_spec(
     worker_url: str,
     prefix_lines: int,
     deadline_s: float,
+    replay_budget_s: float | None = None,
+    phase_token: str = "",
 ) -> dict[str, Any]:
-    """The argument of the page's run(spec): the worker to start and what it may replay."""
+    """The argument of the page's run(spec): the worker to start and what it may replay.
+
+    Two budgets, one per realm: `deadlineMs` is the sketch's own (its worker recording its
+    calls), `replayMs` the renderer's (replaying a checked call list and reading the canvas).
+    The page logs `phaseToken` when the sketch's realm is done, so a page that dies after it
+    is known to have died in the renderer's realm.
+    """
     return {
         "seed": config["seed"],
         "source": source,  # parsed on its own first, so it cannot close the wrapper
         "workerUrl": worker_url,
         "prefixLines": prefix_lines,
         "deadlineMs": int(deadline_s * 1000),
+        "replayMs": int((replay_budget_s or deadline_s) * 1000),
+        "phaseToken": phase_token,
         "width": config["width"],
         "height": config["height"],
         "codes": CODES,

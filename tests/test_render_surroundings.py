@@ -63,12 +63,14 @@ def cache_entries(home: Path) -> list[Path]:
 
 # -- the render cache -------------------------------------------------------------------------
 @pytest.mark.browser
-def test_a_timeout_is_neither_cached_nor_replayed_to_a_longer_deadline(refpool_home):
+def test_a_short_budget_is_never_cached_nor_replayed_to_a_longer_one(refpool_home):
+    """Yellow's worker records its calls in milliseconds; replaying them outlasts 0.5 s. That
+    is the renderer's realm running out: infra (exit 3), not a verdict, and nothing cached."""
     short = run_cli("render", str(YELLOW), "--json", "--deadline", "0.5")
-    assert short.returncode == 1, short.stderr.decode()
+    assert short.returncode == 3, short.stderr.decode()
     [row] = json_rows(short)
-    assert [v["code"] for v in row["violations"]] == ["timeout"]
-    assert cache_entries(refpool_home) == []  # a verdict that may come from load is not kept
+    assert row["violations"] == [] and "replaying" in row["infra_error"], row
+    assert cache_entries(refpool_home) == []  # an outcome load decided is not kept
 
     full = run_cli("render", str(YELLOW), "--json")
     [row] = json_rows(full)
