@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from curation.ratings import final_tiers, my_latest, record_rating
-from refpool.core.contracts import RATING_ACTIONS, Candidate
+from refpool.core.contracts import RATING_ACTIONS, RELEASE_TIERS, Candidate, release_stem
 from refpool.core.errors import InputError, MissingFile
 from refpool.core.store import Store, candidates
 
@@ -113,9 +113,9 @@ def _name_index(known: list[Candidate]) -> dict[str, int]:
     for c in known:
         index[published_name(c.id)] = c.id
         index[f"{c.id}.png"] = c.id
-        index[f"{c.id:06d}.png"] = (
-            c.id
-        )  # the published dataset's file_name (pool/dataset/export.py)
+        index[f"{c.id:06d}.png"] = c.id
+        for tier in RELEASE_TIERS:  # a release's own names: images/love_000042.png
+            index[f"{release_stem(tier, c.id)}.png"] = c.id
         if c.png_sha:
             index[f"{c.png_sha}.png"] = c.id
     return index
@@ -170,7 +170,7 @@ def import_ratings(store: Store, path: Path | str, curator: str | None = None) -
         who = (curator or str(row.get("curator") or "")).strip()
         tier = str(row.get("tier") or "").strip().lower()
         if "file_name" in row and not row.get("candidate_id"):
-            cid = names.get(str(row["file_name"]))
+            cid = names.get(str(row["file_name"]).rsplit("/", 1)[-1])  # images/… or bare
             if cid is None:
                 summary.unmatched.append(str(row["file_name"]))
                 continue

@@ -198,6 +198,18 @@ def test_published_format_maps_nope_and_meh(store, tmp_path):
     assert published_name(ids[3]) not in json.loads(export_ratings(store, "published"))
 
 
+def test_import_matches_a_releases_own_file_names(store, tmp_path):
+    """A curator re-rating a published release uses its names (`images/love_000042.png`,
+    `okay_000043.png`); they came back as "matched no candidate"."""
+    a, b, c = populate(store, 3)
+    path = tmp_path / "release-ratings.json"
+    names = {f"images/love_{a:06d}.png": "okay", f"okay_{b:06d}.png": "love"}
+    path.write_text(json.dumps(names | {f"rung_{c:06d}.png": "nope"}))
+    summary = import_ratings(store, path, curator="lead")
+    assert summary.unmatched == [] and summary.imported == 3
+    assert my_latest(store, "lead") == {a: "okay", b: "love", c: "reject"}
+
+
 def test_import_reports_bad_rows(store, tmp_path):
     (a,) = populate(store, 1)
     path = tmp_path / "bad.csv"

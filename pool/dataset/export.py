@@ -26,13 +26,13 @@ from tqdm import tqdm
 
 from pool.catalog import load_entries
 from pool.dataset.provenance import HUB_LICENCE
-from pool.dataset.release import LICENCE_RANK, ExportError, Scores, check_exportable, freeze, stem
+from pool.dataset.release import LICENCE_RANK, ExportError, Scores, check_exportable, freeze
 from pool.selection.versions import get_version
 from refpool.core.contracts import PoolVersion
 from refpool.core.store import Store, releases, sha256_bytes
 from refpool.core.store.releases import FrozenFile
 
-__all__ = ["ExportError", "ExportResult", "check_exportable", "export_version", "stem"]
+__all__ = ["ExportError", "ExportResult", "check_exportable", "export_version"]
 
 # What a release consists of; publishing deletes anything else under these from the repo.
 RELEASE_DIRS = ("images/", "sources/", "data/")

@@ -31,7 +31,7 @@ from pool.dataset.provenance import HUB_LICENCE, ROW_LICENCE, ROW_LICENCE_URL
 from pool.diversity.analysis import analyse
 from pool.selection.draft import PoolDraft
 from pool.selection.versions import prepare_release, record_release
-from refpool.core.contracts import RELEASE_TIERS, PoolVersion, ReleaseRow
+from refpool.core.contracts import RELEASE_TIERS, PoolVersion, ReleaseRow, release_stem
 from refpool.core.errors import RefpoolError
 from refpool.core.store import Store, calibration, releases, sha256_bytes
 from refpool.core.store.releases import FrozenFile
@@ -42,11 +42,6 @@ Scores = Mapping[int, float | tuple[float, float | None]]
 
 class ExportError(RefpoolError, ValueError):
     pass
-
-
-def stem(tier: str, candidate_id: int) -> str:
-    """The shared name of a painting's PNG and program: the tier is its prefix."""
-    return f"{tier}_{candidate_id:06d}"
 
 
 def check_exportable(entries: dict[int, PoolEntry], tiers: dict[int, str]) -> None:
@@ -84,7 +79,7 @@ def release_row(
     score: tuple[float, float | None] | None,
 ) -> ReleaseRow:
     c, photo = entry.candidate, entry.photo
-    name = stem(tier, c.id)
+    name = release_stem(tier, c.id)
     libs, profile = provenance.render_info(store, c)
     row_licence = ROW_LICENCE[photo.licence]
     return ReleaseRow(
@@ -141,7 +136,7 @@ def photo_attribution(entries: list[PoolEntry]) -> list[dict[str, Any]]:
                 "paintings": [],
             },
         )
-        item["paintings"].append(f"images/{stem(e.tier or '', e.id)}.png")
+        item["paintings"].append(f"images/{release_stem(e.tier or '', e.id)}.png")
     return sorted(by_id.values(), key=lambda x: x["file"])
 
 

@@ -304,6 +304,12 @@ class ReleaseRow(Record):
     pool_version: str
 
 
+def release_stem(tier: str, candidate_id: int) -> str:
+    """The shared name of a released painting's PNG and program: the tier is its prefix
+    (`love_000042`), which is how the RL env reads the tier; ratings files may use it too."""
+    return f"{tier}_{candidate_id:06d}"
+
+
 # What each column of metadata.jsonl holds, in ReleaseRow's order: the reference page
 # (docs/reference/release-columns.md) is generated from this table, and a test keeps its keys
 # equal to ReleaseRow's fields.
