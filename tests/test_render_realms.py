@@ -243,3 +243,29 @@ def test_generate_ends_with_exit_3_when_the_renderer_cannot_come_back(
     assert time.monotonic() - started < 120
     made = candidates.list_candidates(store)
     assert made and all(c.outcome == "infra_error" and not c.violations for c in made)
+
+
+def test_ctrl_c_ends_a_batch_promptly_and_cleanly(photo_id, refpool_home):
+    """Ctrl-C in the middle of rendering: exit 130 within seconds, one clean line, no
+    traceback and no "Future exception was never retrieved"; a rerun resumes."""
+    import os
+    import signal
+
+    env = {**os.environ, "REFPOOL_HOME": str(refpool_home)}
+    argv = [str(Path(sys.executable).parent / "refpool"), "generate", "--no-progress"]
+    proc = subprocess.Popen(
+        [*argv, "--candidates", "2", "--rounds", "3"],
+        env=env,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    time.sleep(8)  # Chromium is up and rounds are rendering
+    stopped = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert time.monotonic() - stopped < 20
+    assert "Traceback" not in err and "never retrieved" not in err, err
+    assert "finished work is saved" in err
