@@ -91,7 +91,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         critic=args.critic,
         models_file=args.models_file,
         retry_failed=args.retry_failed,
-        renderer=_remote_renderer(args.renderer),
+        # only when asked: None would override a renderer the caller (a test) bound already
+        **({"renderer": _remote_renderer(args.renderer)} if args.renderer else {}),
     )
     print(json.dumps(summary) if args.json else format_summary(summary))
     trouble = problems(summary)

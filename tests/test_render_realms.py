@@ -218,10 +218,11 @@ def test_generate_ends_with_exit_3_when_the_renderer_cannot_come_back(
     """The browser dies and cannot be relaunched: every round left is `infra_error` (never a
     program's verdict, asked again on a rerun), nothing hangs, and the command says what
     happened and exits 3, as every infrastructure failure does."""
+    import functools
     import os
     import signal
 
-    from generators import cli as generators_cli
+    from generators import batch
     from refpool.cli import main
     from refpool.core.store import candidates
     from renderer import RenderConfig, SyncRenderer
@@ -234,7 +235,7 @@ def test_generate_ends_with_exit_3_when_the_renderer_cannot_come_back(
         (browser,) = [p for p, c in _children(driver).items() if "chromium" in c]
         r.renderer.pool.executable = "/nonexistent/chromium"  # no browser can start again
         os.kill(browser, signal.SIGKILL)
-        monkeypatch.setattr(generators_cli, "_remote_renderer", lambda url: r)
+        monkeypatch.setattr(batch, "generate", functools.partial(batch.generate, renderer=r))
         started = time.monotonic()
         code = main(["generate", "--photos", str(photo_id), "--rounds", "2", "--no-progress"])
         err = capsys.readouterr().err
