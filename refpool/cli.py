@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterator
 
 from curation import cli as curation_cli
 from generators import cli as generators_cli
@@ -110,14 +111,19 @@ def shown_default(action: argparse.Action) -> str | None:
     return str(default)
 
 
-def subparsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
-    """`parser` and every command under it, depth first."""
-    found = [parser]
+def commands(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], str, argparse.ArgumentParser]]:
+    """(words after `refpool`, one-line help, parser) for every command under `parser`,
+    depth first: the one walk of the command tree (the formatter, the docs, the tests)."""
     for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for sub in action.choices.values():
-                found += subparsers(sub)
-    return found
+        if not isinstance(action, argparse._SubParsersAction):
+            continue
+        helps = {a.dest: a.help or "" for a in action._choices_actions}
+        for name, sub in action.choices.items():
+            words = (*path, name)
+            yield words, helps.get(name, ""), sub
+            yield from commands(sub, words)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -129,7 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     for package in PACKAGES:
         package.register(sub)
     _register_app(sub)
-    for each in subparsers(parser):  # add_parser does not pass the formatter down
+    parser.formatter_class = HelpFormatter
+    for _, _, each in commands(parser):  # add_parser does not pass the formatter down
         each.formatter_class = HelpFormatter
     return parser
 

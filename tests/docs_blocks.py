@@ -17,6 +17,7 @@ DOCS = ROOT / "docs"
 HOMES = ("empty", "photos", "painted")
 _HOME = re.compile(r"^<!-- docs-test: home=(\w+) -->\s*$", re.M)
 _DIRECTIVE = re.compile(r"^<!-- docs-test: (skip \(.+\)|exit=\d+) -->\s*$")
+_ANY_DIRECTIVE = "<!-- docs-test:"
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([\w-]*)")
 
 
@@ -60,6 +61,8 @@ def read_page(path: Path) -> Page:
         if lang == "bash":
             before = lines[i - 1].strip() if i else ""
             directive = _DIRECTIVE.match(before)
+            if before.startswith(_ANY_DIRECTIVE) and not directive:  # e.g. a skip with no why
+                raise ValueError(f"{rel}:{i}: not a docs-test directive: {before}")
             skip = exit_status = None
             if directive and directive.group(1).startswith("skip"):
                 skip = directive.group(1)[6:-1]

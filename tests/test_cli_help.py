@@ -10,42 +10,18 @@ from collections.abc import Iterator
 
 import pytest
 
-from refpool.cli import build_parser
+from refpool.cli import build_parser, commands, shown_default
 from refpool.core.contracts import OPEN_LICENCES
 from refpool.intake import photos
 
-FLAG_ACTIONS = (
-    argparse._StoreTrueAction,
-    argparse._StoreFalseAction,
-    argparse._StoreConstAction,
-    argparse._CountAction,
-    argparse._HelpAction,
-    argparse._VersionAction,
-)
 
-
-def commands(
-    parser: argparse.ArgumentParser, words: tuple[str, ...] = ()
+def every_parser(
+    parser: argparse.ArgumentParser,
 ) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
-    yield words, parser
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for name, sub in action.choices.items():
-                yield from commands(sub, (*words, name))
-
-
-def shown_default(action: argparse.Action) -> str | None:
-    """The default a reader needs to see, as text; None when it means "not given"."""
-    default = action.default
-    if not action.option_strings or isinstance(action, FLAG_ACTIONS):
-        return None
-    if default is None or default is argparse.SUPPRESS:
-        return None
-    if isinstance(default, (str, list, tuple)) and not default:
-        return None
-    if isinstance(default, (list, tuple)):
-        return " ".join(map(str, default))
-    return str(default)
+    """`refpool` itself, then every command under it (refpool.cli's one walk)."""
+    yield (), parser
+    for words, _, sub in commands(parser):
+        yield words, sub
 
 
 def option_help(text: str, option: str) -> str:
@@ -63,7 +39,7 @@ def option_help(text: str, option: str) -> str:
 def every_option() -> list[tuple[str, str, str]]:
     """(command, option, default) for every option with a default worth showing."""
     found = []
-    for words, parser in commands(build_parser()):
+    for words, parser in every_parser(build_parser()):
         for action in parser._actions:
             value = shown_default(action)
             if value is not None:
@@ -80,14 +56,14 @@ def test_the_walk_finds_the_options_the_issue_names():
 
 @pytest.mark.parametrize("command, option, value", every_option())
 def test_every_default_is_shown_in_help(command, option, value):
-    parser = dict((" ".join(("refpool", *w)), p) for w, p in commands(build_parser()))[command]
+    parser = dict((" ".join(("refpool", *w)), p) for w, p in every_parser(build_parser()))[command]
     shown = option_help(parser.format_help(), option)
     squeezed = "".join(value.split())
     assert "default" in shown and squeezed in shown, (command, option, value, shown)
 
 
 def test_generate_and_calibrate_show_the_candidates_default():
-    parsers = {w: p for w, p in commands(build_parser())}
+    parsers = {w: p for w, p in every_parser(build_parser())}
     generate = option_help(parsers[("generate",)].format_help(), "--candidates")
     assert "(default:2)" in generate, generate
     calibrate = option_help(parsers[("pool", "calibrate")].format_help(), "--candidates")
@@ -95,7 +71,7 @@ def test_generate_and_calibrate_show_the_candidates_default():
 
 
 def test_a_default_is_stated_once():
-    for words, parser in commands(build_parser()):
+    for words, parser in every_parser(build_parser()):
         for action in parser._actions:
             if action.option_strings and shown_default(action) is not None:
                 shown = option_help(parser.format_help(), action.option_strings[-1])
@@ -103,7 +79,7 @@ def test_a_default_is_stated_once():
 
 
 def test_photos_import_help_lists_every_column_the_importer_reads():
-    parsers = {w: p for w, p in commands(build_parser())}
+    parsers = {w: p for w, p in every_parser(build_parser())}
     text = " ".join(parsers[("photos", "import")].format_help().split())
     for column in (*photos.REQUIRED_COLUMNS, *photos.OPTIONAL_COLUMNS):
         assert re.search(rf"\b{column}\b", text), column
@@ -147,7 +123,7 @@ def test_the_importer_reads_the_columns_the_help_lists(tmp_path, store):
 
 
 def test_every_command_prints_its_help():
-    for words, parser in commands(build_parser()):
+    for words, parser in every_parser(build_parser()):
         text = parser.format_help()
         assert text.startswith("usage: "), words
         assert "%(" not in text and "(default: None)" not in text, words

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from refpool import docgen
-from refpool.cli import build_parser
+from refpool.cli import build_parser, commands
 from refpool.core.contracts import RELEASE_COLUMNS, ReleaseRow
 from refpool.core.errors import RefpoolError
-from refpool.docgen.cli_page import commands
 from renderer.profiles import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
