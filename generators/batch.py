@@ -165,6 +165,7 @@ async def generate_async(
     summary |= {"run_id": run_id, "wall_s": round(time.monotonic() - started, 2)}
     summary["new"] = len(ctx.new_ids)
     summary["disabled"] = dict(endpoints.disabled)
+    summary["adapted"] = {name: list(made) for name, made in endpoints.adaptations.items()}
     summary["chain_errors"] = ctx.chain_errors
     summary["render"] = render_state
     return summary

@@ -77,7 +77,7 @@ def _store() -> Store:
 def cmd_generate(args: argparse.Namespace) -> int:
     # imported per call: numpy and friends stay out of `refpool --help` (and tests replace it)
     from generators.batch import generate
-    from generators.summary import format_summary, problems
+    from generators.summary import format_summary, problems, provenance_lines
 
     summary = generate(
         _store(),
@@ -95,6 +95,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
         **({"renderer": _remote_renderer(args.renderer)} if args.renderer else {}),
     )
     print(json.dumps(summary) if args.json else format_summary(summary))
+    if args.json:  # the table's notes, where a user reading the JSON still sees them
+        for line in provenance_lines(summary):
+            print(f"note: {line}", file=sys.stderr)
+    from generators.attempts import adaptation_notes
+
+    for line in adaptation_notes(summary.get("adapted", {})):
+        print(f"note: {line}", file=sys.stderr)
     trouble = problems(summary)
     for line in trouble:
         print(f"error: {line}", file=sys.stderr)
@@ -132,5 +139,23 @@ def cmd_candidates_list(args: argparse.Namespace) -> int:
             f"{r['id']:>5} {r['photo'][:34]:<34} {r['model'][:20]:<20} {r['round']:>3}"
             f" {ok:>3} {cov:>6}  {r['png'] or '-'}"
         )
+    for line in _served_notes(rows):
+        print(line)
     print(f"{len(rows)} candidate(s)")
     return 0
+
+
+def _served_notes(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per model whose candidates another model wrote, as the server said."""
+    from generators.served import same_model
+
+    found: dict[tuple[str, str, str], list[int]] = {}
+    for r in rows:
+        asked, served = r["requested_model"], r["served_model"]
+        if asked and served and not same_model(asked, served):
+            found.setdefault((r["model"], asked, served), []).append(r["id"])
+    return [
+        f"{name}: candidate(s) {', '.join(map(str, ids))} written by {served}, as the server"
+        f" said (not {asked} as requested)"
+        for (name, asked, served), ids in found.items()
+    ]

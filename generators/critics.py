@@ -33,6 +33,7 @@ from generators.colour import (
 )
 from generators.jobs import Job
 from refpool.core.contracts import Critique, Violation
+from refpool.core.finish import LENGTH, finish_meaning
 from refpool.core.store import Store
 from renderer.gate import paint_mask  # one definition of "paint" for gate, critic and pool
 
@@ -280,10 +281,17 @@ class VLMCritic:
         if result.outcome != "ok":  # no reply at all: the round waits for a rerun to critique it
             error = f"VLM critic {self.cfg.name}: {result.outcome} ({result.error or 'no detail'})"
             return CritiqueResult(heuristic, measures, result.call_id, error=error)
+        cut = finish_meaning(result.finish_reason) == LENGTH  # its JSON may stop mid-way
         try:
-            critique = parse_critique(result.reply.answer, self.cfg.name)  # never the reasoning
+            if cut:  # read as far as it came, and say so: never dropped silently
+                critique = critique_json.cut_critique(result.reply.answer, self.name, heuristic)
+            else:
+                critique = parse_critique(result.reply.answer, self.cfg.name)  # not the reasoning
         except (ValueError, TypeError, AttributeError) as exc:
-            note = f"(VLM critic {self.cfg.name} reply unusable: {exc}; heuristic critique used)"
+            why = f"{critique_json.CUT_NOTE.format('lost')}: " if cut else ""
+            note = (
+                f"(VLM critic {self.cfg.name} reply unusable: {why}{exc}; heuristic critique used)"
+            )
             critique = Critique(
                 heuristic.critic, heuristic.scores, heuristic.advice, f"{heuristic.summary} {note}"
             )

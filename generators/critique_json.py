@@ -206,3 +206,54 @@ def parse_critique(text: str, critic: str) -> Critique:
     if not problems:
         raise ValueError("the critic's reply holds no JSON object")
     raise ValueError(problems[0])
+
+
+# What a max_tokens cut cost a critique's advice.
+ADVICE_WHOLE, ADVICE_PARTIAL, ADVICE_LOST = "", "partial", "lost"
+
+
+def parse_cut_critique(text: str, critic: str) -> tuple[Critique, str]:
+    """The critique in a reply cut by max_tokens, read as far as it came, and what the cut
+    cost its advice (ADVICE_WHOLE, ADVICE_PARTIAL: up to its last complete sentence, or
+    ADVICE_LOST). Raises ValueError when not even the four scores came."""
+    read = [
+        (_closed(closed, critic), trimmed)
+        for closed, trimmed in loose_json.close_cut(strip_reasoning(text).translate(_CURLY))
+    ]
+    found = [(critique, trimmed) for critique, trimmed in read if critique is not None]
+    if not found:  # the object closed before the cut (prose after it was cut), or no scores
+        whole = parse_critique(text, critic)
+        return whole, ADVICE_WHOLE if whole.advice else ADVICE_LOST
+    critique, trimmed = found[0]
+    if not critique.advice:
+        return critique, ADVICE_LOST
+    complete = found[-1][0] if len(found) > 1 else None  # up to its last complete member
+    cut_short = trimmed and (complete is None or critique.advice != complete.advice)
+    return critique, ADVICE_PARTIAL if cut_short else ADVICE_WHOLE
+
+
+CUT_NOTE = "critic reply cut by max_tokens: advice {}; raise max_tokens for the critic"
+
+
+def cut_critique(text: str, critic: str, stand_in: Critique) -> Critique:
+    """The critique of a reply cut by max_tokens, saying so in its summary: its scores and
+    what came of its advice (lost advice is the heuristic `stand_in`'s, named as such).
+    Raises ValueError when not even the scores came."""
+    critique, cost = parse_cut_critique(text, critic)
+    if cost == ADVICE_LOST:
+        note = CUT_NOTE.format("lost, the heuristic critic's used")
+        return Critique(
+            critic, critique.scores, stand_in.advice, f"{critique.summary} ({note})".strip()
+        )
+    note = CUT_NOTE.format("partial" if cost == ADVICE_PARTIAL else "complete, the rest lost")
+    return Critique(
+        critic, critique.scores, critique.advice, f"{critique.summary} ({note})".strip()
+    )
+
+
+def _closed(text: str, critic: str) -> Critique | None:
+    try:
+        data = loose_json.load(text)
+        return _from_data(data, critic) if isinstance(data, dict) else None
+    except (ValueError, TypeError, AttributeError):
+        return None

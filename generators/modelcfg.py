@@ -8,6 +8,7 @@ variable an entry names and never logged, stored or put into an error message.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
+from refpool.core import secret_values
 from refpool.core.errors import InputError, RefpoolError
 
 MODELS_ENV = "REFPOOL_MODELS"
@@ -39,6 +41,9 @@ FIELDS = {
     " role's, json_schema for a judge, none for a critic)",
     "retry_budget_s": "longest total wait, in seconds, for one request's retries when the server"
     " says how long to wait (Retry-After, rate-limit resets, a loading model)",
+    "adapt": "let refpool change a request field the server refuses when a safe change exists"
+    " (max_tokens sent as max_completion_tokens; no temperature for a model that takes none),"
+    " recording it with each call (default true; false: the model is stopped instead)",
     "extra_body": "fields merged into every request body (e.g. chat_template_kwargs)",
     "headers": "extra HTTP headers sent with every request",
     "notes": "free text",
@@ -71,6 +76,23 @@ class ModelConfig:
     roles: tuple[str, ...] = ("coder",)
     extra_body: dict[str, Any] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
+    adapt: bool = True
+
+    def fingerprint(self) -> str:
+        """What shapes this entry's requests (never a header's value): a server's refusal of
+        the configuration holds for as long as this is unchanged."""
+        shape = {
+            "model": self.model,
+            "base_url": self.base_url,
+            "accepts_images": self.accepts_images,
+            "max_tokens": self.max_tokens,
+            "structured_output": self.structured_output,
+            "extra_body": self.extra_body,
+            "headers": sorted(self.headers),
+            "adapt": self.adapt,
+        }
+        text = json.dumps(shape, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     def api_key(self) -> str:
         if not self.key_env:
@@ -83,6 +105,7 @@ class ModelConfig:
                 " needs none)",
                 hint="choose a models file",
             )
+        secret_values.register(key)  # so an echo of it in an error is scrubbed, prefix or not
         return key
 
     def cost(self, prompt_tokens: int | None, completion_tokens: int | None) -> float | None:
@@ -191,6 +214,7 @@ def _entry(where: str, name: str, entry: Any) -> ModelConfig:
             roles=tuple(roles),
             extra_body=dict(entry.get("extra_body") or {}),
             headers=headers,
+            adapt=bool(entry.get("adapt", True)),
         )
     except (TypeError, ValueError) as exc:
         raise bad(f"a field has the wrong type ({exc})") from None

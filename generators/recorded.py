@@ -30,51 +30,53 @@ def after_record(result: ChatResult) -> None:
 
 
 def explain(error: str | None, status: int | None) -> str:
-    """A stored failure's text with what the user can do about it."""
+    """A stored failure's text with what the user can do about it (scrubbed again as shown: a
+    call recorded before its key was known to the scrubber may hold a fragment of it)."""
     hint = vendor.classify_failure(status, error).hint
-    return f"{error or 'no detail'}" + (f" ({hint})" if hint else "")
+    return f"{model_calls.scrub_secrets(error) or 'no detail'}" + (f" ({hint})" if hint else "")
+
+
+def failure_of(call: ModelCall) -> vendor.Failure:
+    """What a recorded failed call meant: as decided when it was made (its `failure`), or for
+    a call recorded before that was kept, read again from its status and text."""
+    decided = vendor.from_label(call.failure)
+    if decided is not None:
+        return decided
+    if finish.is_cut_by_vendor(call.finish_reason):
+        return vendor.INTERRUPTED
+    return vendor.classify_failure(call.http_status, call.error)
 
 
 def refused_before(
     store: Store, job_key: str, purpose: str, params: dict[str, Any]
 ) -> ChatResult | None:
-    """The request's last recorded failure if this same request (same parameters) was refused
-    for good (a moderation refusal, a context too long, the same server failure twice): a
-    rerun shows it instead of paying for it again. A failure that stopped the model (a bad
-    key, no credit) is asked once more: the user may have fixed it."""
+    """The request's last recorded failure if it was refused for good: the request itself (a
+    moderation refusal, a context too long) with the same parameters, or the configuration
+    with the same entry. A rerun shows it instead of paying for it again. Whatever the vendor
+    or the account caused (an outage, a rate limit, no credit) is asked again: it may be over."""
     mine = [c for c in model_calls.by_job_keys(store, [job_key]) if c.purpose == purpose]
-    if not mine or mine[-1].outcome == "ok" or mine[-1].params != repair_data(params):
+    if not mine or mine[-1].outcome == "ok":
         return None
     last = mine[-1]
-    if vendor.classify_failure(last.http_status, last.error).scope == vendor.MODEL:
-        return None
-    return _stored_result(last, permanent=True) if _permanent(mine) else None
-
-
-def permanent_refusal(store: Store, cfg: ModelConfig, purpose: str) -> str | None:
-    """Why a model refused for good in an earlier run (None if it did not): its latest answered
-    call failed in a way that stops the model, or its last two failed identically."""
-    calls = model_calls.latest_answered(store, cfg.model, cfg.base_url, purpose, 2)
-    if not calls or calls[-1].outcome == "ok":
-        return None
-    last = calls[-1]
-    meaning = vendor.classify_failure(last.http_status, last.error)
-    if meaning.scope == vendor.MODEL or (_permanent(calls) and meaning.kind == "server"):
-        return explain(last.error, last.http_status)
+    means = failure_of(last).means
+    same_request = last.params == repair_data(params)
+    same_entry = last.params.get("config") == params.get("config")
+    if (means == vendor.REQUEST and same_request) or (means == vendor.CONFIG and same_entry):
+        return _stored_result(last, permanent=True)
     return None
 
 
-def _permanent(calls: list[ModelCall]) -> bool:
-    """Do these calls (oldest first) end in a permanent failure?"""
+def permanent_refusal(store: Store, cfg: ModelConfig, purpose: str) -> str | None:
+    """Why a model refused its configuration in an earlier run (None if it did not, or if its
+    entry has changed since): its latest answered call was refused for the entry's shape."""
+    calls = model_calls.latest_answered(store, cfg.model, cfg.base_url, purpose, 1)
+    if not calls or calls[-1].outcome == "ok":
+        return None
     last = calls[-1]
-    if finish.finish_meaning(last.finish_reason) == finish.VENDOR_ERROR:
-        return False
-    meaning = vendor.classify_failure(last.http_status, last.error)
-    if len(calls) < 2 or calls[-2].outcome == "ok":
-        return meaning.permanent
-    mark = vendor.signature(last.http_status, last.error)
-    earlier = vendor.signature(calls[-2].http_status, calls[-2].error)
-    return vendor.repeated(meaning, last.http_status, mark, earlier).permanent
+    failure = failure_of(last)
+    if failure.means == vendor.CONFIG and last.params.get("config") == cfg.fingerprint():
+        return explain(last.error, last.http_status)
+    return None
 
 
 def record(
@@ -112,6 +114,8 @@ def record(
         finish_reason=result.finish_reason,
         refusal=result.refusal,
         http_status=result.http_status,
+        served_model=repair_text(result.served_model) if result.served_model else None,
+        failure=result.failure,
     )
     return model_calls.save(store, call)
 
@@ -122,7 +126,9 @@ def paid_reply(store: Store, key: str, purpose: str = "coder") -> tuple[int, Cha
     returned it, or None. A run killed after the model answered reuses it instead of paying twice.
     """
     call = model_calls.latest_paid(store, key, purpose)
-    return (call.id, _stored_result(call)) if call is not None and call.id is not None else None
+    if call is None or call.id is None or finish.is_cut_by_vendor(call.finish_reason):
+        return None  # a reply the vendor broke off was never the model's work
+    return (call.id, _stored_result(call))
 
 
 def recorded_reply(store: Store, call_id: int) -> ChatResult | None:
@@ -142,6 +148,8 @@ def _stored_result(call: ModelCall, permanent: bool = False) -> ChatResult:
         error=call.error,
         http_status=call.http_status,
         permanent=permanent,
+        served_model=call.served_model,
+        failure=call.failure,
     )
     after_record(result)  # read back as `chat` returned it
     return result

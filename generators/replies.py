@@ -10,23 +10,14 @@ tool calls) is read by refpool.core.reply, the one reader every role uses: `Chat
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from refpool.core.finish import LENGTH, finish_meaning
 from refpool.core.finish import REFUSAL as REFUSAL_ENDING
-from refpool.core.reply import Reply, content_parts, read_message, tool_markup
+from refpool.core.reply import Reply, content_parts, is_refusal, read_message, tool_markup
 
-REFUSAL = re.compile(
-    r"\b(I\s+(?:can(?:no|')t|can\s+not|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
-    r"(?:help|assist|do|create|write|comply|provide|fulfil|generate|produce|make)"
-    r"|I\s+(?:'m|am)\s+(?:sorry|unable|afraid)|I\s+won't|I\s+will\s+not|I\s+must\s+decline"
-    r"|I\s+(?:have\s+to|need\s+to)\s+decline|I\s+apologi[sz]e,?\s+but|Sorry,\s+(?:but\s+)?I)",
-    re.I,
-)
-_CURLY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
 SNIPPET = 300  # characters of a bad body kept in the error
 
 
@@ -44,6 +35,8 @@ class ChatResult:
     error: str | None = None
     http_status: int | None = None
     permanent: bool = False  # a 4xx that waiting or repeating will not cure
+    served_model: str | None = None  # the body's `model`: what the server says it served
+    failure: str | None = None  # a failed call's `means/kind/row` (generators/vendor.py)
 
     @property
     def reply(self) -> Reply:
@@ -70,7 +63,7 @@ def parse_body(raw: bytes, status: int = 200) -> ChatResult:
     """A 2xx response body read into a ChatResult; anything unusable is an http_error that
     keeps the server's text (retried as transient, like a 5xx)."""
     text = raw.decode("utf-8-sig", "replace")
-    if text.lstrip().startswith("data:"):  # a stream sent to a non-streaming request
+    if _is_stream(text):  # a stream sent to a non-streaming request
         text = _from_stream(text)
 
     def failed(why: str) -> ChatResult:
@@ -99,6 +92,7 @@ def parse_body(raw: bytes, status: int = 200) -> ChatResult:
     if not isinstance(usage, dict):
         usage = {}
     read = read_message(message, choice.get("finish_reason"))
+    served = data.get("model")  # what the server says it served (a router may fall back)
     return ChatResult(
         outcome="ok",
         # tool calls are kept with the text, in the form the reader reads back from storage
@@ -109,16 +103,32 @@ def parse_body(raw: bytes, status: int = 200) -> ChatResult:
         prompt_tokens=_int(usage.get("prompt_tokens")),
         completion_tokens=_int(usage.get("completion_tokens")),
         http_status=status,
+        served_model=(served.strip() or None) if isinstance(served, str) else None,
     )
+
+
+def _is_stream(text: str) -> bool:
+    """Server-sent events: the first line that is not blank, a `:` comment (a keep-alive such
+    as OpenRouter's `: OPENROUTER PROCESSING`) or an `event:`/`id:`/`retry:` field is data."""
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(":") or line.split(":", 1)[0] in ("event", "id", "retry"):
+            continue
+        return line.startswith("data:")
+    return False
 
 
 def _from_stream(text: str) -> str:
     """Server-sent events folded into one chat.completion body (unparseable lines are kept
-    out; if nothing parses, the text is returned as it was, to be reported as malformed)."""
-    content, reasoning, finish, usage, ok = [], [], None, None, False
+    out; if nothing parses, the text is returned as it was, to be reported as malformed). A
+    stream that ends with neither a finish reason nor `[DONE]` was cut by the vendor: its
+    finish reason is `stream_cut`, a vendor error (what came is recorded, never used)."""
+    content, reasoning, finish, usage, ok, done = [], [], None, None, False, False
+    served: str | None = None  # each chunk names the served model; the last one is kept
     calls: dict[int, dict[str, str]] = {}  # tool calls arrive as pieces, by index
     for line in text.splitlines():
         data = line.removeprefix("data:").strip()
+        done = done or data == "[DONE]"
         if not line.startswith("data:") or data == "[DONE]":
             continue
         try:
@@ -131,6 +141,8 @@ def _from_stream(text: str) -> str:
             return data
         ok = True
         usage = chunk.get("usage") or usage
+        if isinstance(chunk.get("model"), str) and chunk["model"].strip():
+            served = chunk["model"]
         for choice in chunk.get("choices") or []:
             delta = choice.get("delta") or choice.get("message") or {}
             content.append(_text(delta.get("content")))
@@ -146,12 +158,10 @@ def _from_stream(text: str) -> str:
     message: dict[str, Any] = {"content": "".join(content), "reasoning_content": "".join(reasoning)}
     if calls:
         message["tool_calls"] = [{"type": "function", "function": calls[i]} for i in sorted(calls)]
+    if finish is None and not done:
+        finish = "stream_cut"
     choice = {"index": 0, "message": message, "finish_reason": finish}
-    return json.dumps({"choices": [choice], "usage": usage})
-
-
-def is_refusal(text: str) -> bool:
-    return bool(REFUSAL.search(text.translate(_CURLY)))
+    return json.dumps({"choices": [choice], "usage": usage, "model": served})
 
 
 def classify(result: ChatResult, extract: Callable[[Reply], str | None]) -> tuple[str, str | None]:

@@ -7,6 +7,8 @@ from typing import Any
 
 from generators.jobs import TRANSIENT, Job
 from generators.llm import explain
+from generators.served import served_elsewhere, served_line
+from refpool.core import finish
 from refpool.core.contracts import Candidate, ModelCall
 from refpool.core.store import Store, candidates, model_calls
 from refpool.core.store.photos import get_photos
@@ -62,10 +64,17 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
             "errors": _errors(
                 [c for c in mine if c.outcome in ("http_error", "timeout")], by_id, "coder"
             ),
+            "served_by": _served(coder_calls),  # replies another model served (a fallback)
         }
+    critic_calls = [call for call in calls if call.purpose == "critic" and call.outcome == "ok"]
     return {
         "models": models,
         "critic_errors": _errors(critic_failed, by_id, "critic"),
+        "critic_served_by": _served(critic_calls),
+        # critic replies cut by max_tokens: their JSON was read as far as it went
+        "critic_cut": sum(
+            finish.finish_meaning(c.finish_reason) == finish.LENGTH for c in critic_calls
+        ),
         "photos": len({j.photo.id for j in jobs}),
         "rounds": rounds,
     }
@@ -82,6 +91,12 @@ def _errors(
         if call is not None and call.error:
             said[explain(call.error, call.http_status)] += 1
     return [{"error": e, "rounds": n} for e, n in said.most_common()]
+
+
+def _served(calls: list[ModelCall]) -> list[dict[str, Any]]:
+    """[{requested, served, replies}] for replies a different model than requested served."""
+    found = served_elsewhere(call for call in calls if call.outcome == "ok")
+    return [{"requested": r, "served": s, "replies": n} for (r, s), n in found.most_common()]
 
 
 def _mean_coverage(accepted: list[Candidate]) -> float | None:
@@ -124,7 +139,27 @@ def format_summary(summary: dict[str, Any]) -> str:
         )
     if any(m.get("critic_fallbacks") for m in summary["models"].values()):
         lines.append("fallbk: critic replies that could not be read (heuristic critique used)")
-    return "\n".join(lines)
+    return "\n".join(lines + provenance_lines(summary))
+
+
+def provenance_lines(summary: dict[str, Any]) -> list[str]:
+    """What the servers did that the table does not show: replies another model served, and
+    critic replies cut by max_tokens."""
+    served = [
+        (f"coder {name}", s)
+        for name, m in summary["models"].items()
+        for s in m.get("served_by", [])
+    ]
+    served += [("critic", s) for s in summary.get("critic_served_by", [])]
+    lines = [served_line(who, s["requested"], s["served"], s["replies"]) for who, s in served]
+    cut = summary.get("critic_cut", 0)
+    if cut:
+        lines.append(
+            f"critic reply cut by max_tokens ({cut} round{'s' if cut != 1 else ''}): advice"
+            " partial/lost, the scores kept as far as they came; raise max_tokens for the"
+            " critic in the models file"
+        )
+    return lines
 
 
 def problems(summary: dict[str, Any]) -> list[str]:
@@ -152,6 +187,7 @@ def list_candidates(store: Store) -> list[dict[str, Any]]:
     """
     made = candidates.list_candidates(store)
     photos = get_photos(store, {c.photo_id for c in made})
+    calls = model_calls.by_ids(store, [c.coder_call_id for c in made if c.coder_call_id])
     return [
         {
             "id": c.id,
@@ -164,7 +200,16 @@ def list_candidates(store: Store) -> list[dict[str, Any]]:
             "png": str(store.png_path(c.png_sha)) if c.png_sha else None,
             "outcome": c.outcome,
             "parent_id": c.parent_id,
+            # the model id asked for, and the one the server said wrote it (null: procedural,
+            # or the server did not say); a router's fallback makes them differ
+            **_coder_models(calls.get(c.coder_call_id or -1)),
         }
         for c in made
         if c.photo_id in photos  # as the join on photos did: a candidate needs its photo
     ]
+
+
+def _coder_models(call: ModelCall | None) -> dict[str, str | None]:
+    if call is None:
+        return {"requested_model": None, "served_model": None}
+    return {"requested_model": call.model, "served_model": call.served_model}

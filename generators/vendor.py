@@ -1,203 +1,162 @@
-"""What a vendor's failure means, read from what it said: the status, and the body's error
-type, code and message. One table, used by every role (coder, critic, judge):
+"""What a vendor's failure means, and who caused it, read from what it said. One reader, used by
+every role (coder, critic, judge).
 
-* transient: waiting cures it (a rate limit, a loading model, a 5xx, an unusable 200): retried;
-* request: this one request is refused (a moderation or inspection refusal, a context too long,
-  a body too large, any other 4xx): not retried, not asked again on a rerun, the model goes on;
-* model: the model cannot be used as configured (no credit or quota, a bad key, an unknown
-  model, a request field or structured-output mode the server refuses, images sent to a
-  text-only model): the model is stopped for the run, with what to change.
+The evidence is the reply's structure first (generators/evidence.py: its status, the error's
+type / code / status / param, nested and list-shaped), then its words; the spellings are data
+(refpool/core/vendor_spellings.toml, whose header gives the order). A failure `means`:
 
-A server failure that repeats identically is permanent whatever its status (a text-only
-llama.cpp answers image parts with a 500 every time): see `repeated`. Also here: how long a
-server asked us to wait, in every form servers say it.
+* vendor: the vendor could not answer now (an outage, a rate limit, a loading model, a reply
+  broken off): retried with backoff within the model's budget, asked again on the next run;
+* request: this one request is refused (a moderation filter, a context or a body too large):
+  not retried, not asked again on a rerun, the model goes on;
+* config: the model cannot be used as its models-file entry says (a request field or a
+  structured-output mode the server refuses, images to a text-only model): the model is
+  stopped for the run, naming the field to change, unless a safe adaptation exists;
+* account: the account cannot pay or is not allowed (no credit, a bad key, a daily cap): the
+  model is stopped for the run and asked again on the next one.
+
+Repetition is never evidence: an outage repeats identically by nature. Also here: how long a
+server asked us to wait, in every form servers say it (0 is no advice).
 """
 
 from __future__ import annotations
 
 import email.utils
-import json
 import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
-TRANSIENT, REQUEST, MODEL = "transient", "request", "model"
-_4XX = frozenset(range(400, 500))
-_ANSWERED = frozenset(range(400, 600))
+from generators.evidence import Evidence, read_evidence
+from refpool.core.spellings import FailureRow, spellings
+
+VENDOR, REQUEST, CONFIG, ACCOUNT = "vendor", "request", "config", "account"
+TRANSIENT = VENDOR  # the older name: a failure that waiting cures
 
 
 @dataclass(frozen=True)
 class Failure:
-    scope: str  # transient | request | model
-    kind: str  # e.g. moderation, quota, auth, rate_limit, server, repeated
+    means: str  # vendor | request | config | account: who caused it
+    kind: str  # e.g. moderation, quota, auth, rate_limit, server, interrupted
     hint: str = ""  # what the user can do
+    field: str | None = None  # the models-file field to change (config)
+    adapt: str | None = None  # a safe change refpool may make itself
+    row: str | None = None  # the spelling row that decided it
+
+    @property
+    def scope(self) -> str:
+        return self.means
 
     @property
     def permanent(self) -> bool:
-        return self.scope != TRANSIENT
+        """Not asked again: the request (this run and the next) or the model (this run)."""
+        return self.means != VENDOR
+
+    @property
+    def stops_model(self) -> bool:
+        return self.means in (CONFIG, ACCOUNT)
+
+    @property
+    def label(self) -> str:
+        """How a call's record names its failure: `means/kind/row`."""
+        return f"{self.means}/{self.kind}/{self.row or '-'}"
 
 
-@dataclass(frozen=True)
-class _Rule:
-    kind: str
-    scope: str
-    statuses: frozenset[int] | None  # None: any status (a 200 carrying an error too)
-    said: re.Pattern[str] | None  # searched in the body (type, code, message); None: any body
-    hint: str = ""
-
-
-def _said(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.I)
-
-
-# First match wins: the order puts meaning before status (a 429 insufficient_quota is no rate
-# limit; a 403 for flagged input is no bad key).
-RULES: tuple[_Rule, ...] = (
-    _Rule(
-        "moderation",
-        REQUEST,
-        None,
-        _said(
-            r"data_?inspection_?failed|inappropriate content|content[_ ]?(?:policy|filter)"
-            r"|moderation|flagged|safety (?:system|filter)|sensitive content|unsafe content"
-        ),
-        "the vendor's filter refused this one request; the model goes on with the others",
-    ),
-    _Rule(
-        "quota",
-        MODEL,
-        None,
-        _said(
-            r"insufficient_quota|exceeded your current quota|quota (?:exceeded|exhausted)"
-            r"|insufficient (?:credits?|balance|funds)|credit balance|out of credits|billing"
-            r"|arrearage|payment required"
-        ),
-        "add credit or wait for the quota to reset, then rerun",
-    ),
-    _Rule("quota", MODEL, frozenset({402}), None, "add credit, then rerun"),
-    _Rule("auth", MODEL, frozenset({401}), None, "check the key in the entry's key_env"),
-    _Rule(
-        "auth",
-        MODEL,
-        _4XX,
-        _said(r"invalid_api_key|invalid api key|incorrect api key|invalid credentials"),
-        "check the key in the entry's key_env",
-    ),
-    _Rule(
-        "unknown_model",
-        MODEL,
-        _4XX,
-        _said(
-            r"model_not_found|unknown model|no such model"
-            r"|model\b.{0,120}\b(?:does not exist|not found|is not (?:available|served))"
-        ),
-        "check the entry's model id (GET /v1/models lists what the server serves)",
-    ),
-    _Rule("unknown_model", MODEL, frozenset({404}), None, "check the entry's model id"),
-    _Rule(
-        "structured_output",
-        MODEL,
-        _ANSWERED,
-        _said(r"response_format|json_schema|guided_json|structured output"),
-        'the server refuses this structured-output mode: set "structured_output" to'
-        ' "json_object" or "none" for this model in the models file',
-    ),
-    _Rule(
-        "images",
-        MODEL,
-        _4XX,
-        _said(
-            r"image.{0,40}(?:not supported|unsupported|not allowed)"
-            r"|does not support (?:images?|vision|multimodal)|not a (?:vision|multimodal) model"
-        ),
-        'this model takes no images: set "accepts_images": false or choose another model',
-    ),
-    _Rule(
-        "request_field",
-        MODEL,
-        _4XX,
-        _said(
-            r"extra (?:inputs|fields) (?:are )?not permitted|unknown (?:field|parameter|argument)"
-            r"|unrecognized (?:request )?(?:argument|parameter|field)|unexpected keyword"
-        ),
-        "the server refuses a field of the request: check extra_body in the models file",
-    ),
-    _Rule(
-        "forbidden",
-        MODEL,
-        frozenset({403}),
-        None,
-        "the key may not use this model: check the key and the model id",
-    ),
-    _Rule(
-        "loading",
-        TRANSIENT,
-        None,
-        _said(r"currently loading|is loading|estimated_time|warming up|cold start"),
-    ),
-    _Rule("rate_limit", TRANSIENT, frozenset({429}), None),
-    _Rule("rate_limit", TRANSIENT, None, _said(r"rate[_ ]?limit|too many requests")),
-    _Rule(
-        "context_length",
-        REQUEST,
-        _4XX,
-        _said(
-            r"context_length_exceeded|context (?:length|window)|maximum context"
-            r"|too many (?:input )?tokens|prompt is too long"
-        ),
-        "the request is longer than the model's context: lower max_tokens or use a longer context",
-    ),
-    _Rule(
-        "too_large", REQUEST, frozenset({413}), None, "the request body is over the server's limit"
-    ),
-    _Rule("busy", TRANSIENT, frozenset({408, 409, 425}), None),
-    _Rule("bad_request", REQUEST, _4XX, None, "the server refused this request"),
+NO_ANSWER = Failure(VENDOR, "no_answer")  # a timeout, a dropped connection
+SERVER = Failure(VENDOR, "server")  # a 5xx, an unusable 200
+# A reply the vendor broke off (finish_reason error, network_error, insufficient_system_resource,
+# a stream with no end): retried, never kept as the model's answer.
+INTERRUPTED = Failure(
+    VENDOR, "interrupted", "the vendor broke the reply off; it is asked again, unpaid"
 )
-SERVER = Failure(TRANSIENT, "server")  # a 5xx, an unusable 200, a timeout, no connection
-# A reply the vendor broke off with an error (finish_reason "error"/"network_error"): retried,
-# never kept as the model's answer, whether or not it repeats.
-INTERRUPTED = Failure(TRANSIENT, "interrupted")
-REPEATED = Failure(
-    REQUEST,
-    "repeated",
-    "the server gave the same failure twice: it is permanent (rerun with --retry-failed to ask"
-    " again)",
+CONTEXT_CUT = Failure(
+    VENDOR,
+    "context_window",
+    "the context window ran out mid-reply: lower max_tokens, or use a model with a longer context",
+    field="max_tokens",
 )
 
 
-def classify_failure(status: int | None, said: str | None) -> Failure:
-    """The meaning of a failed call: `status` (None: no HTTP answer) and what the server said."""
-    text = said or ""
-    for rule in RULES:
-        if rule.statuses is not None and (status is None or status not in rule.statuses):
+def _failure(row: FailureRow) -> Failure:
+    return Failure(row.means, row.kind, row.hint, row.field, row.adapt, row.id)
+
+
+def _matches(globs: tuple[str, ...], values: set[str]) -> bool:
+    return any(fnmatchcase(value, glob) for glob in globs for value in values)
+
+
+def read_failure(
+    status: int | None, body: str | bytes | Evidence | None, *, has_images: bool = False
+) -> Failure:
+    """The meaning of a failed call: `status` (None: no HTTP answer) and the server's body."""
+    if status is None:
+        return NO_ANSWER
+    found = body if isinstance(body, Evidence) else read_evidence(body)
+    rows = [r for r in spellings().failures if r.needs != "images" or has_images]
+    for row in rows:
+        if row.definitive and status in row.statuses:
+            return _failure(row)
+    best, best_score = None, 0
+    for row in rows:
+        if not row.structured or (row.statuses and status not in row.statuses):
             continue
-        if rule.said is not None and not rule.said.search(text):
+        if row.codes and not _matches(row.codes, found.tokens):
             continue
-        return Failure(rule.scope, rule.kind, rule.hint)
+        if row.params and not _matches(row.params, found.params):
+            continue
+        score = bool(row.codes) + bool(row.params) + bool(row.statuses)
+        if score > best_score:
+            best, best_score = row, score
+    if best is not None:
+        return _failure(best)
+    text = found.text
+    for row in rows:
+        fits = row.phrases and (not row.statuses or status in row.statuses)
+        if fits and any(p.search(text) for p in row.phrases):
+            return _failure(row)
+    for row in rows:
+        if not row.structured and not row.phrases and status in row.statuses:
+            return _failure(row)
     return SERVER
 
 
-def repeated(first: Failure, status: int | None, signature: str, earlier: str | None) -> Failure:
-    """`first`, or REPEATED when a server's answer came back identically (`signature` equals the
-    `earlier` one). Rate limits and loading models repeat by nature and stay transient, and so
-    does no answer at all (`status` None: a timeout or a dropped connection is load, not a
-    verdict on the request)."""
-    answered = status is not None
-    if first.kind == "server" and answered and earlier is not None and signature == earlier:
-        return REPEATED
-    return first
+def classify_failure(status: int | None, said: str | None, has_images: bool = False) -> Failure:
+    """`read_failure` for a failure known only by its text (a stored call's error)."""
+    text = (said or "").strip()
+    if text.startswith("HTTP ") and ": " in text:  # "HTTP 400: {body}", as calls record it
+        text = text.split(": ", 1)[1]
+    if status is None and text:
+        status = 500  # a recorded failure with text but no status: the server's own words
+    return read_failure(status, text, has_images=has_images)
 
 
-def signature(status: int | None, error: str | None) -> str:
-    """What makes two failures the same: the status and the text, ids and numbers aside."""
-    text = re.sub(r"[0-9a-f]{8,}|\d+", "#", (error or "").lower())
-    return f"{status}:{text[:400]}"
+def from_label(label: str | None) -> Failure | None:
+    """The Failure a call's record names (`means/kind/row`), with its row's hint."""
+    if not label or label.count("/") < 2:
+        return None
+    means, kind, row_id = label.split("/", 2)
+    for row in spellings().failures:
+        if row.id == row_id:
+            return _failure(row)
+    known = {f.label: f for f in (NO_ANSWER, SERVER, INTERRUPTED, CONTEXT_CUT)}
+    return known.get(label, Failure(means, kind, row=None if row_id == "-" else row_id))
 
 
 # -- how long a server asked us to wait ---------------------------------------------------------
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
 _UNIT_S = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 0.001}
+
+
+def _unit_s(unit: str | None) -> float:
+    """Seconds in one unit as servers write it: s, sec, seconds, ms, min, minutes, h, 秒 ..."""
+    word = (unit or "s").lower()
+    if word.startswith("ms") or word.startswith("mil"):
+        return 0.001
+    if word in ("m", "分钟") or word.startswith("min"):
+        return 60.0
+    if word.startswith("h") or word == "小时":
+        return 3600.0
+    return 1.0
 
 
 def duration_s(value: str | None) -> float | None:
@@ -209,14 +168,19 @@ def duration_s(value: str | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
-    parts = _DURATION.findall(value)
+    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|h|m|s)", value)
     if not parts or "".join(n + u for n, u in parts) != value.replace(" ", ""):
         return None
     return sum(float(n) * _UNIT_S[u] for n, u in parts)
 
 
+def _advice(seconds: float | None) -> float | None:
+    """A stated wait, or None: 0 (or less) is no advice, not an order to hammer."""
+    return seconds if seconds is not None and seconds > 0 else None
+
+
 def retry_after_s(value: str | None, now: float | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP-date."""
+    """Seconds to wait from a Retry-After header: delta-seconds or an HTTP-date (0: None)."""
     if value is None or not value.strip():
         return None
     value = value.strip()
@@ -230,49 +194,72 @@ def retry_after_s(value: str | None, now: float | None = None) -> float | None:
         if when is None:
             return None
         seconds = when.timestamp() - (time.time() if now is None else now)
-    return max(0.0, seconds) if seconds == seconds else None  # NaN: ignore
+    return _advice(seconds) if seconds == seconds else None  # NaN: ignore
 
 
 def _reset_s(value: str | None, now: float) -> float | None:
     """x-ratelimit-reset-*: a duration (OpenAI: `1m30s`), or an epoch time in s or ms."""
     seconds = duration_s(value)
     if seconds is not None and seconds > 1e12:  # epoch milliseconds (OpenRouter)
-        return max(0.0, seconds / 1000 - now)
+        return _advice(seconds / 1000 - now)
     if seconds is not None and seconds > 1e9:  # epoch seconds
-        return max(0.0, seconds - now)
-    return seconds
+        return _advice(seconds - now)
+    return _advice(seconds)
+
+
+def _spent(remaining: str | None) -> bool | None:
+    """Is this budget spent? None: the server did not say."""
+    if remaining is None or not remaining.strip():
+        return None
+    try:
+        return float(remaining) <= 0
+    except ValueError:
+        return None
+
+
+def _header_waits(headers: Mapping[str, str], now: float) -> list[float | None]:
+    get = {k.lower(): v for k, v in headers.items()}.get
+    ms = duration_s(get("retry-after-ms"))
+    waits = [retry_after_s(get("retry-after"), now), _advice(ms / 1000 if ms else None)]
+    budgets = ("requests", "tokens")
+    spent = {b: _spent(get(f"x-ratelimit-remaining-{b}")) for b in budgets}
+    resets = {b: _reset_s(get(f"x-ratelimit-reset-{b}"), now) for b in budgets}
+    if any(spent.values()):  # only the budget that ran out says how long to wait
+        waits += [resets[b] for b in budgets if spent[b]]
+    elif all(s is None for s in spent.values()):  # nothing said what ran out: the soonest
+        known = [r for r in resets.values() if r is not None]
+        waits.append(min(known) if known else None)
+    if _spent(get("x-ratelimit-remaining")) is not False:
+        waits.append(_reset_s(get("x-ratelimit-reset"), now))
+    return waits
+
+
+def _said_waits(found: Evidence) -> list[float | None]:
+    waits: list[float | None] = list(found.waits)
+    text = found.text
+    for row in spellings().waits:
+        for match in row.pattern.finditer(text):
+            waits.append(_advice(float(match.group(1)) * _unit_s(match.group(2))))
+    return waits
 
 
 def server_wait_s(
-    headers: Mapping[str, str], body: str | None, now: float | None = None
+    headers: Mapping[str, str],
+    body: str | bytes | Evidence | None,
+    now: float | None = None,
 ) -> float | None:
-    """The longest wait the server asked for (None if it said nothing): Retry-After (seconds
-    or a date), retry-after-ms, x-ratelimit-reset-requests/-tokens for an exhausted budget,
-    or the body's `estimated_time` (the HF router's loading model)."""
+    """The longest wait the server asked for, in any form (None if it gave no advice):
+    Retry-After (seconds or a date), retry-after-ms, the x-ratelimit reset of a budget that
+    ran out, RetryInfo's retryDelay, `estimated_time`, or words ("please retry in 9.0s")."""
     now = time.time() if now is None else now
-    get = {k.lower(): v for k, v in headers.items()}.get
-    waits = [retry_after_s(get("retry-after"), now)]
-    ms = duration_s(get("retry-after-ms"))
-    waits.append(ms / 1000 if ms is not None else None)
-    for budget in ("requests", "tokens"):
-        remaining = get(f"x-ratelimit-remaining-{budget}")
-        if remaining is not None and remaining.strip() not in ("0", "0.0"):
-            continue  # this budget is not what ran out
-        waits.append(_reset_s(get(f"x-ratelimit-reset-{budget}"), now))
-    waits.append(_reset_s(get("x-ratelimit-reset"), now))
-    waits.append(_estimated_time(body))
-    found = [w for w in waits if w is not None]
-    return max(found) if found else None
+    found = body if isinstance(body, Evidence) else read_evidence(body)
+    waits = [w for w in _header_waits(headers, now) + _said_waits(found) if w is not None]
+    return max(waits) if waits else None
 
 
-def _estimated_time(body: str | None) -> float | None:
-    if not body or "estimated_time" not in body:
-        return None
-    try:
-        data = json.loads(body)
-    except ValueError:
-        return None
-    for where in (data, data.get("error") if isinstance(data, dict) else None):
-        if isinstance(where, dict) and isinstance(where.get("estimated_time"), int | float):
-            return max(0.0, float(where["estimated_time"]))
-    return None
+def explain_wait(seconds: float, now: float | None = None) -> str:
+    """`in 5 h 12 min (at 14:32 UTC)`: when a stated reset comes."""
+    when = time.gmtime((time.time() if now is None else now) + seconds)
+    hours, rest = divmod(int(seconds), 3600)
+    span = f"{hours} h {rest // 60} min" if hours else f"{rest // 60} min {rest % 60} s"
+    return f"in {span} (at {time.strftime('%Y-%m-%d %H:%M', when)} UTC)"

@@ -76,23 +76,27 @@ def _judge_args(p: argparse.ArgumentParser) -> None:
 
 def _with_judge(
     args: argparse.Namespace, work: Callable[[Store, Any], Awaitable[Any]]
-) -> tuple[Any, list[str]]:
-    """(what `work` returned, why the judge was stopped for the run: empty if it was not)."""
+) -> tuple[Any, list[str], str]:
+    """(what `work` returned, why the judge was stopped for the run: empty if it was not, the
+    structured-output mode its requests carried)."""
     from generators.llm import Endpoints
     from pool.reward.judge_config import make_judge
 
     store = Store.open()
     endpoints = Endpoints(args.concurrency, retry_failed=args.retry_failed)
+    mode = "none"
 
     async def go() -> Any:
+        nonlocal mode
         try:
             judge = make_judge(store, args.judge, args.models_file, endpoints)
+            mode = getattr(judge, "structured_mode", "none")
             return await work(store, judge)
         finally:
             await endpoints.close()
 
     result = asyncio.run(go())
-    return result, list(endpoints.disabled.values())
+    return result, list(endpoints.disabled.values()), mode
 
 
 class JudgeStopped(RefpoolError):
@@ -140,11 +144,9 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             f" judge calls (judge {judge_label(judge.name, judge.heuristic)})",
             file=sys.stderr,
         )
-        result = await calibrate(store, judge, chosen, ids, policy, dropped)
-        _judge_trouble(judge, bool(result.counts()["unresolved"]))
-        return result
+        return await calibrate(store, judge, chosen, ids, policy, dropped)
 
-    result, stopped = _with_judge(args, work)
+    result, stopped, mode = _with_judge(args, work)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
@@ -154,30 +156,33 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             print(f"    rung: candidate {e.candidate_id}  win rate {e.win_rate:.2f}")
     unresolved = result.counts()["unresolved"]
     _fail_if_stopped(stopped, f"{unresolved} of {len(result.entries)} candidates")
+    _fail_if_no_verdict(judge_label(result.judge, result.heuristic), result, mode)
     return 0
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
+    from pool.reward.judge import judge_label
     from pool.reward.judge_agreement import judge_agreement
 
     async def work(store: Store, judge: Any) -> Any:
-        result = await judge_agreement(store, judge, max_pairs=args.pairs)
-        _judge_trouble(judge, result.resolved < result.pairs)
-        return result
+        return await judge_agreement(store, judge, max_pairs=args.pairs)
 
-    result, stopped = _with_judge(args, work)
+    result, stopped, mode = _with_judge(args, work)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
     if not args.json and result.warning:
         print(f"warning: {result.warning}")
     _fail_if_stopped(stopped, f"{result.pairs - result.resolved} of {result.pairs} pairs")
+    _fail_if_no_verdict(judge_label(result.judge, result.heuristic), result, mode)
     return 0
 
 
-def _judge_trouble(judge: Any, unresolved: bool) -> None:
-    """Say why verdicts are missing: the judge's last error (a judge stopped for the run is
-    said last, by `_fail_if_stopped`)."""
-    if unresolved and getattr(judge, "last_error", None):
-        print(f"warning: judge calls failed, e.g. {judge.last_error}", file=sys.stderr)
+def _fail_if_no_verdict(label: str, result: Any, mode: str) -> None:
+    """A judge that was asked about pairs and resolved none measured nothing: exit 1 with its
+    reasons and what to do (a judge that resolved some pairs lists the rest in its output)."""
+    from pool.reward.judge_reasons import JudgeFailed, failure_message
+
+    if result.resolved_nothing:
+        raise JudgeFailed(failure_message(label, list(result.unresolved_pairs), mode))
 
 
 def cmd_score(args: argparse.Namespace) -> int:

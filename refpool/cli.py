@@ -29,6 +29,7 @@ from curation import cli as curation_cli
 from generators import cli as generators_cli
 from pool import cli as pool_cli
 from refpool.core.errors import EXIT_INTERRUPTED, RefpoolError
+from refpool.core.secret_values import redact_known
 from refpool.intake import cli as intake_cli
 from renderer import cli as renderer_cli
 from renderer.profiles import PROFILES
@@ -56,7 +57,7 @@ HINT_FLAGS = {
 
 def report_error(exc: RefpoolError) -> None:
     """`error: <message>` on stderr, then one `hint:` line per action, as its flag."""
-    lines = [f"error: {exc.message}"]
+    lines = [f"error: {redact_known(exc.message)}"]  # a vendor's text may echo a key
     lines += [f"hint: {HINT_FLAGS[h]}" for h in exc.hints]
     print("\n".join(lines), file=sys.stderr)
 

@@ -38,7 +38,8 @@ JS_TAGS = frozenset({"", "js", "javascript", "p5", "p5js", "p5.js", "es6", "ecma
 # Other languages a model might use for the sketch: used only when no js block parses.
 LOOSE_TAGS = frozenset({"jsx", "ts", "typescript", "tsx", "mjs", "node"})
 DEADLINE_S = 3.0  # static checks across all of one reply's drafts
-_FENCE = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([\w.+#-]*)[^\n`]*$")
+# Any indent: a fence inside a numbered list item is indented by the item's width (4 and more).
+_FENCE = re.compile(r"^([ \t]*)(`{3,}|~{3,})[ \t]*([\w.+#-]*)[^\n`]*$")
 _SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)(?:</script\s*>|\Z)", re.S | re.I)
 _CODE_START = re.compile(
     r"^\s*(function\b|async\s+function\b|const\b|let\b|var\b|class\b|//|/\*|['\"]use strict"
@@ -59,29 +60,42 @@ def _blocks(text: str) -> list[tuple[str, str, bool]]:
     """(language tag, body, complete) for every fenced block, paired line by line.
 
     A fence line with a language tag inside an open block starts a new block: the open one was
-    an unfinished draft (a reply never nests fences inside a sketch).
+    an unfinished draft (a reply never nests fences inside a sketch). A fence indented inside a
+    list item takes its indent off the block's lines, as Markdown does.
     """
     blocks: list[tuple[str, str, bool]] = []
     body: list[str] = []
-    fence, tag = "", ""  # fence: the open fence's marker, "" outside a block
+    fence, tag, indent = "", "", ""  # fence: the open fence's marker, "" outside a block
+
+    def close(complete: bool) -> None:
+        blocks.append((tag, "\n".join(_dedent(line, indent) for line in body), complete))
+
     for line in text.split("\n"):
         m = _FENCE.match(line)
         if not fence:
             if m:
-                fence, tag, body = m.group(1), m.group(2).lower(), []
+                indent, fence, tag, body = m.group(1), m.group(2), m.group(3).lower(), []
             continue
-        if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-            if not m.group(2):  # a closing fence
-                blocks.append((tag, "\n".join(body), True))
+        if m and m.group(2)[0] == fence[0] and len(m.group(2)) >= len(fence):
+            if not m.group(3):  # a closing fence
+                close(True)
                 fence = ""
                 continue
-            blocks.append((tag, "\n".join(body), False))  # an unfinished draft
-            fence, tag, body = m.group(1), m.group(2).lower(), []
+            close(False)  # an unfinished draft
+            indent, fence, tag, body = m.group(1), m.group(2), m.group(3).lower(), []
             continue
         body.append(line)
     if fence:
-        blocks.append((tag, "\n".join(body), False))
+        close(False)
     return blocks
+
+
+def _dedent(line: str, indent: str) -> str:
+    """The line without the opening fence's indent (as much of it as the line has)."""
+    if not indent:
+        return line
+    width = len(line) - len(line.lstrip(" \t"))
+    return line[min(width, len(indent)) :]
 
 
 def _scripts(html: str) -> str | None:

@@ -231,12 +231,23 @@ class FakeVendor:
         if judge is not None:  # a judge sees the two images it is asked about
             return judge(body)
         # -- failure shapes (issue 21, transport): tests/fake_vendor_failures.py --------------
-        from fake_vendor_failures import FAILURE_STYLES
+        from fake_vendor_failures import FAILURE_STYLES, row_style
 
-        failing = FAILURE_STYLES.get(model.removeprefix("fake/"))
+        name = model.removeprefix("fake/")
+        failing = FAILURE_STYLES.get(name) or row_style(name)
         if failing is not None:
             return failing(nth, body)
         # -- end of failure shapes ------------------------------------------------------------
+        from fake_vendor_judge import JUDGE_REASON_STYLES  # verdict forms, reasons (issue 31)
+
+        reasoned = JUDGE_REASON_STYLES.get(model.removeprefix("fake/"))
+        if reasoned is not None:
+            return reasoned(nth, body)
+        from fake_vendor_provenance import PROVENANCE_STYLES  # served model, keys (issue 31)
+
+        served = PROVENANCE_STYLES.get(model.removeprefix("fake/"))
+        if served is not None:
+            return served(nth, body)
         style = (STYLES | REPLY_STYLES).get(model.removeprefix("fake/"))
         if style is None and self.fallback is not None:
             return self.fallback(body)
@@ -245,6 +256,8 @@ class FakeVendor:
         return style(nth)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
+        from fake_vendor_provenance import served_as_asked  # names the model asked for
+
         vendor = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -256,7 +269,7 @@ class FakeVendor:
             def do_POST(self) -> None:  # noqa: N802 (http.server naming)
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
-                answer = vendor._answer(body, dict(self.headers))
+                answer = served_as_asked(body, vendor._answer(body, dict(self.headers)))
                 with vendor._lock:
                     vendor.in_flight += 1
                     vendor.max_in_flight = max(vendor.max_in_flight, vendor.in_flight)

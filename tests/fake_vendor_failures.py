@@ -141,7 +141,69 @@ def _no_json_schema(nth: int, body: dict) -> Answer:
     return _body(422, _NO_SCHEMA) if kind == "json_schema" else coverage_verdict(body)
 
 
+def row_style(name: str) -> Callable[[int, dict], Answer] | None:
+    """A row of refpool/core/vendor_spellings.toml served as a style: `row:<id>` answers with
+    the row's fixture every time (a fixture that names the request field it answers, `sent`,
+    only while the request sends it: an adaptation then succeeds); `row-once:<id>` once, then
+    a good answer."""
+    from refpool.core.spellings import spellings
+
+    kind, _, row_id = name.partition(":")
+    rows = {row.id: row for row in spellings().failures}
+    if kind not in ("row", "row-once") or row_id not in rows:
+        return None
+    fixture = rows[row_id].fixture
+    bad = Answer(fixture["status"], fixture["body"].encode(), dict(fixture.get("headers", {})))
+
+    def answer(nth: int, body: dict) -> Answer:
+        refused = fixture.get("sent") is None or fixture["sent"] in body
+        if refused and (kind == "row" or nth == 0):
+            return bad
+        return completion(FENCED)
+
+    return answer
+
+
+def _stream(chunks: list[dict], *, end: str = "data: [DONE]\n\n", opening: str = "") -> Answer:
+    """An SSE body (sent to a request that did not ask for a stream, as some proxies do)."""
+    text = opening + "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + end
+    return Answer(200, text.encode(), {"content-type": "text/event-stream"})
+
+
+def _deltas(text: str, finish: str | None) -> list[dict]:
+    half = len(text) // 2
+    pieces = [text[:half], text[half:]]
+    chunks = [{"model": "fake", "choices": [{"index": 0, "delta": {"content": p}}]} for p in pieces]
+    chunks[-1]["choices"][0]["finish_reason"] = finish
+    return chunks
+
+
+def _said(status: int, message: str, headers: dict[str, str] | None = None) -> Answer:
+    return _body(status, {"error": {"message": message}}, headers)
+
+
 FAILURE_STYLES: dict[str, Callable[[int, dict], Answer]] = {
+    # -- the vendor broke off (issue 31): failed, unpaid, retried, never the model's ---------------
+    "deepseek-resource": _then_good(
+        lambda: completion(_HALF, finish="insufficient_system_resource")
+    ),
+    "context-window-finish": _then_good(
+        lambda: completion(_HALF, finish="model_context_window_exceeded")
+    ),
+    "stream-cut": _then_good(lambda: _stream(_deltas(FENCED, None), end="")),
+    "stream-keepalive": lambda nth, body: _stream(
+        _deltas(FENCED, "stop"), opening=": OPENROUTER PROCESSING\n\n: OPENROUTER PROCESSING\n\n"
+    ),
+    # -- outages repeat identically; waits in every form; zero is no advice -----------------------
+    "busy-retry-after-0": _then_good(lambda: _said(503, "busy", {"retry-after": "0"}), times=3),
+    "empty-200": _then_good(lambda: Answer(200, b""), times=3),
+    "proxy-502": _then_good(lambda: Answer(502, b"<html>502 Bad Gateway</html>"), times=3),
+    "daily-cap-6h": lambda nth, body: _said(
+        429, "Daily request limit reached", {"retry-after": "21600"}
+    ),
+    "retry-in-words": _then_good(
+        lambda: _said(429, "Rate limit reached. Please try again in 1.2s.")
+    ),
     # -- a 200 that is a vendor failure, or a refusal ------------------------------------------
     "or-error-200": _then_good(lambda: _broken_off("error", _HALF, _OR_ERROR)),
     "glm-network-error": _then_good(lambda: _broken_off("network_error", _HALF, None)),

@@ -78,6 +78,35 @@ REPLY_STYLES: dict[str, Callable[[int], Answer]] = {
     "tool-mistral": lambda nth: completion(
         '[TOOL_CALLS][{"name": "write_file", "arguments": ' + json.dumps(_FILE) + "}]"
     ),
+    # more families' markup (issue 31): DeepSeek V3/R1 and V3.1, Kimi K2, MiniMax M2, Llama
+    "tool-deepseek": lambda nth: completion(
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write_file\n```json\n"
+        + json.dumps(_FILE)
+        + "\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ),
+    "tool-deepseek-v31": lambda nth: completion(
+        "I will write it.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>"
+        + json.dumps(_FILE)
+        + "<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+    ),
+    "tool-kimi": lambda nth: completion(
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0"
+        f"<|tool_call_argument_begin|>{json.dumps(_FILE)}<|tool_call_end|>"
+        "<|tool_calls_section_end|>"
+    ),
+    "tool-minimax": lambda nth: completion(
+        '<minimax:tool_call>\n<invoke name="write_file">\n<parameter name="path">sketch.js'
+        f'</parameter>\n<parameter name="content">{SKETCH}</parameter>\n</invoke>\n'
+        "</minimax:tool_call>"
+    ),
+    "tool-llama-function": lambda nth: completion(
+        f"<function=write_file>{json.dumps(_FILE)}</function>"
+    ),
+    "numbered-list": lambda nth: completion(
+        "1. Here is the sketch:\n\n    ```js\n"
+        + "\n".join(f"    {line}" if line else "" for line in SKETCH.split("\n"))
+        + "\n    ```\n\n2. Open it in the studio."
+    ),
     "html-escaped": lambda nth: completion(f"Here it is:\n```js\n{_ESCAPED}\n```"),
     "option-b": lambda nth: completion(
         f"Option A, the full sketch:\n{FENCED}\nOption B, if you prefer blue, replace draw():"

@@ -191,7 +191,7 @@ def test_a_judge_that_refuses_for_good_is_asked_once_and_nothing_is_classed(
         )
         assert len(server.requests) == 1  # a permanent error disables the judge for the run
     assert code == 1 and "unresolved (judge gave no verdict)     1" in out
-    assert "warning: judge calls failed, e.g. http_error: HTTP 404" in err
+    assert "was disabled for this run: HTTP 404" in err and '"model"' in err
     entry = ladder(store)[cid]
     assert entry.ladder is None and entry.win_rate is None and entry.resolved == 0
 

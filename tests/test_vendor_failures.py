@@ -8,6 +8,7 @@ are in tests/test_vendor_failures_cli.py.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 
 import fake_vendor as fv
@@ -39,6 +40,12 @@ def ask(store, server, tmp_path, style, *, keys=("k",), endpoints=None, **overri
             out = []
             for key in keys:
                 msgs = [{"role": "user", "content": "paint a flower"}]
+                if purpose == "critic":  # a critic sees the photo and the painting
+                    parts = [
+                        {"type": "text", "text": "critique"},
+                        llm.image_part(b"png", "image/png"),
+                    ]
+                    msgs = [{"role": "user", "content": parts}]
                 out.append(
                     await llm.chat(
                         store, ends, cfg, msgs, purpose=purpose, temperature=0.6, job_key=key
@@ -154,14 +161,29 @@ def test_a_wait_past_the_retry_budget_is_given_up_and_said(store, server, tmp_pa
     assert "retry budget of 0.5 s" in result.error and "retry_budget_s" in result.error
 
 
-def test_a_server_failure_that_repeats_identically_is_permanent(store, server, tmp_path):
+def test_a_text_only_servers_500_for_image_parts_stops_the_model_at_once(store, server, tmp_path):
+    """Evidence about the request (it carried images), not repetition: one call, not four."""
     style = "critic-llama-images"
     results, ends = ask(store, server, tmp_path, style, keys=("a", "b", "c"))
-    assert len(server.calls(style)) == 4  # two per request, and the model stopped after two
+    assert len(server.calls(style)) == 1  # not retried, and the model stopped after it
     assert results[0].permanent and "can only concatenate" in results[0].error
-    assert style in ends.disabled and "same failure twice" in ends.disabled[style]
+    assert '"accepts_images"' in ends.disabled[style]  # the field to change is named
+    assert calls(store)[0]["failure"] == "config/images/images-phrase"
     cfg = load_models(str(tmp_path / f"{style}.json"))[style]
     assert "can only concatenate" in llm.permanent_refusal(store, cfg, "critic")
+    changed = dataclasses.replace(cfg, max_tokens=cfg.max_tokens + 1)
+    assert llm.permanent_refusal(store, changed, "critic") is None  # a changed entry is asked
+
+
+def test_a_server_failure_that_repeats_identically_is_still_the_vendors(store, server, tmp_path):
+    """An outage repeats identically by nature: retried, and asked again on a rerun."""
+    style = "judge-down"
+    results, ends = ask(store, server, tmp_path, style, keys=("a", "b"))
+    assert len(server.calls(style)) == 8 and not ends.disabled  # four attempts per request
+    assert not any(r.permanent for r in results)
+    assert {row["failure"] for row in calls(store)} == {"vendor/server/status-5xx"}
+    ask(store, server, tmp_path, style, keys=("a",))
+    assert len(server.calls(style)) == 12  # a rerun asks again
 
 
 def test_durations_and_waits_in_every_form():
@@ -180,26 +202,26 @@ def test_durations_and_waits_in_every_form():
 
 
 @pytest.mark.parametrize(
-    ("status", "said", "scope"),
+    ("status", "said", "means"),
     [
         (400, '{"error": {"code": "data_inspection_failed"}}', "request"),
         (403, '{"error": {"message": "Input was flagged by moderation"}}', "request"),
-        (402, '{"error": {"message": "Payment Required"}}', "model"),
-        (429, '{"error": {"type": "insufficient_quota"}}', "model"),
-        (429, '{"error": {"message": "slow down"}}', "transient"),
-        (401, "{}", "model"),
-        (404, '{"error": {"message": "The model `x` does not exist."}}', "model"),
-        (503, '{"error": "Model x is currently loading", "estimated_time": 20}', "transient"),
+        (402, '{"error": {"message": "Payment Required"}}', "account"),
+        (429, '{"error": {"type": "insufficient_quota"}}', "account"),
+        (429, '{"error": {"message": "slow down"}}', "vendor"),
+        (401, "{}", "account"),
+        (404, '{"error": {"message": "The model `x` does not exist."}}', "config"),
+        (503, '{"error": "Model x is currently loading", "estimated_time": 20}', "vendor"),
         (400, '{"error": {"code": "context_length_exceeded"}}', "request"),
-        (422, '{"detail": [{"msg": "Extra inputs are not permitted"}]}', "model"),
-        (422, '{"detail": [{"loc": ["body", "response_format", "type"]}]}', "model"),
+        (422, '{"detail": [{"msg": "Extra inputs are not permitted"}]}', "config"),
+        (422, '{"detail": [{"loc": ["body", "response_format", "type"]}]}', "config"),
         (413, "Request Entity Too Large", "request"),
-        (500, "boom", "transient"),
-        (None, "no reply within 30 s", "transient"),
+        (500, "boom", "vendor"),
+        (None, "no reply within 30 s", "vendor"),
     ],
 )
-def test_one_table_scopes_every_failure(status, said, scope):
-    assert vendor.classify_failure(status, said).scope == scope
+def test_one_table_scopes_every_failure(status, said, means):
+    assert vendor.classify_failure(status, said).means == means
 
 
 def test_keys_are_redacted_by_shape_not_by_word():

@@ -38,8 +38,9 @@ COLUMNS = (
     " the photo's licence version and URL, the row's `licence`, `licence_url` and"
     " `attribution`, the candidate and parent ids, the program source and sha256, the image"
     " sha256, seed, gate profile and violations, renderer library versions, the critique"
-    " history across refinement rounds (JSON), the curators' ratings, `hpsv3_sigma` and the"
-    " pool version."
+    " history across refinement rounds (JSON), the curators' ratings, `hpsv3_sigma`, the"
+    " pool version and `served_model` (the model id the server said wrote the program: a"
+    " router's fallback makes it differ from the one `generator_model`'s entry asked for)."
 )
 DIVERSITY_NOTE = (
     "Vendi scores are the effective number of distinct images (dHash similarity"

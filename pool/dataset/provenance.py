@@ -9,7 +9,7 @@ from typing import Any
 
 from refpool.core.contracts import Candidate, Photo
 from refpool.core.defaults import GATE_PROFILE
-from refpool.core.store import Store, candidates
+from refpool.core.store import Store, candidates, model_calls
 
 _SECRETISH = re.compile(r"key|token|secret|password|authorization", re.IGNORECASE)
 
@@ -32,6 +32,14 @@ def critique_history(store: Store, candidate_id: int) -> list[dict[str, Any]]:
         }
         for c in candidates.chain(store, candidate_id, descendants=False)
     ]
+
+
+def served_model(store: Store, candidate: Candidate) -> str | None:
+    """The model the server said wrote the candidate's program (None: procedural, or unsaid)."""
+    if candidate.coder_call_id is None:
+        return None
+    call = model_calls.get(store, candidate.coder_call_id)
+    return call.served_model if call is not None else None
 
 
 def render_info(store: Store, candidate: Candidate) -> tuple[dict[str, str], str]:

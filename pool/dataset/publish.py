@@ -40,6 +40,7 @@ from huggingface_hub import CommitOperationAdd, CommitOperationDelete, HfApi, co
 from pool.dataset import hubsync
 from pool.dataset.export import RELEASE_DIRS, RELEASE_FILES, describe_files, export_version
 from pool.selection.versions import get_version
+from refpool.core import secret_values
 from refpool.core.errors import RefpoolError
 from refpool.core.store import Store
 
@@ -106,7 +107,9 @@ class PublishResult:
 
 
 def resolve_token(explicit: str | None = None) -> str | None:
-    return explicit or get_token()
+    token = explicit or get_token()
+    secret_values.register(token)  # a Hub error that echoes part of it is scrubbed by value
+    return token
 
 
 def resolve_endpoint(explicit: str | None = None) -> str:

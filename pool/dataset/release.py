@@ -114,6 +114,7 @@ def release_row(
         curator_ratings=[{"curator": n, "tier": t} for n, t in sorted(entry.votes.items())],
         hpsv3_sigma=score[1] if score else None,
         pool_version=version,
+        served_model=provenance.served_model(store, c),
     )
 
 

@@ -4,6 +4,9 @@
   paintings is the better watercolour, judging only how they are painted.
 * The reply follows a JSON schema that names `winner` (A or B) first and then a reason of at
   most 20 words, so a reply cut short still carries its verdict. Temperature 0, 220 tokens.
+  The prompt asks for that JSON in words whenever the request asks for JSON.
+* The verdict is read by pool/reward/verdict.py (JSON, a tool call, [[A]], \\boxed{B}, two
+  scores, a phrase...); a call with none says why (pool/reward/judge_reasons.py).
 * Every pair is judged in both orders. When the orders disagree about the painting (the judge
   picked the same slot twice), the pair is a tie worth 0.5: position bias shows up exactly
   where the judge has no real preference. A pair whose either order gave no verdict is
@@ -20,16 +23,15 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
-import re
 from dataclasses import dataclass
 from importlib import resources
 from string import Template
 from typing import Any, Protocol
 
 from generators import llm
-from refpool.core import loose_json
+from pool.reward.judge_reasons import why_no_verdict
+from pool.reward.verdict import parse_verdict, read_verdict
 from refpool.core.errors import RefpoolError
-from refpool.core.reply import strip_reasoning
 from refpool.core.store import Store, sha256_bytes
 from refpool.core.store.calibration import JudgedPair, get_pair, save_pair
 
@@ -37,6 +39,9 @@ DEFAULT_JUDGE_MODEL = "Qwen/Qwen3-VL-30B-A3B-Instruct"
 JUDGE_MAX_TOKENS = 220  # room for the capped reason; the verdict comes first anyway
 JUDGE_TEMPERATURE = 0.0
 HEURISTIC = "heuristic"
+JSON_MODES = ("json_object", "json_schema")  # structured modes: the prompt must say JSON
+
+__all__ = ["parse_verdict"]  # read in pool.reward.verdict, named here too
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -58,123 +63,28 @@ def judge_label(name: str, heuristic: bool) -> str:
     return "heuristic (offline measurements, not a model)" if heuristic else name
 
 
-def judge_prompt(criteria: str | None = None) -> str:
-    """The judge's question, with the domain criteria (the packaged ones by default)."""
+def judge_prompt(criteria: str | None = None, structured: str = "none") -> str:
+    """The judge's question, with the domain criteria (the packaged ones by default) and the
+    answer's form: JSON when the request asks for JSON (`structured` json_object or
+    json_schema; OpenAI refuses json_object when the messages never say "JSON")."""
     folder = resources.files("pool.reward").joinpath("prompts")
     if criteria is None:
         criteria = folder.joinpath("judge_criteria.md").read_text("utf-8").strip()
+    form = "judge_answer_json.md" if structured in JSON_MODES else "judge_answer_text.md"
+    answer = folder.joinpath(form).read_text("utf-8").strip()
     text = folder.joinpath("judge.md").read_text("utf-8")
-    return Template(text).safe_substitute(criteria=criteria).strip()
+    return Template(text).safe_substitute(criteria=criteria, answer=answer).strip()
 
 
-# How judges name a painting: A/B, first/second, 1/2 (a bare letter only in capitals).
-_SIDE = {"a": "A", "b": "B", "1": "A", "2": "B", "first": "A", "second": "B"}
-_NOUN = r"(?:image|painting|picture|option|candidate|watercolou?r)"
-_PICK = rf"(?:{_NOUN}\s+#?([ab12])\b|(?:the\s+)?(first|second)\b(?:\s+{_NOUN})?|(?-i:\b([AB])\b))"
-_KEYS = ("winner", "verdict", "choice", "answer", "better", "preferred", "preference", "best")
-# Strong: MT-Bench's [[A]], a labelled answer, a cut-off JSON verdict. Weak: a phrase.
-_STRONG = (
-    re.compile(r"\[\[\s*([AB])\s*\]\]", re.I),
-    re.compile(
-        rf"\b(?:final\s+)?(?:{'|'.join(_KEYS)}|better\s+(?:one|{_NOUN}))[\"']?\s*(?:is|:|=)"
-        rf"\s*[\"'*]*\s*{_PICK}",
-        re.I,
-    ),
-)
-_WEAK = (
-    re.compile(
-        rf"{_PICK}\s+(?:is|looks|seems|appears|reads|feels)\s+(?:\w+ly\s+)?(?:the\s+)?"
-        r"(?:better|stronger|superior|preferable|preferred|winner|more\s+(?:successful|"
-        r"convincing|accomplished|skill?ful))\b",
-        re.I,
-    ),
-    re.compile(rf"\b(?:prefer|choose|chose|pick|select|go\s+with)\s+{_PICK}", re.I),
-    re.compile(rf"{_PICK}\s+wins\b", re.I),
-)
-_NEGATED = re.compile(r"\b(?:not|nor|neither|never|n't)\W+(?:\w+\W+)?$", re.I)
-_BARE = re.compile(rf"^[\W_]*(?:(?:winner|answer|verdict)\W+)?{_PICK}[\W_]*$", re.I)
-
-
-def _side(match: re.Match[str]) -> str | None:
-    picked = next((g for g in reversed(match.groups()) if g), None)
-    return _SIDE.get(picked.lower()) if picked else None
-
-
-def _value_side(value: Any) -> str:
-    """A JSON verdict value as A or B; "?" for a value that names neither (a tie, "both")."""
-    plain = str(value).strip(" \t\n\"'.*()[]").lower()
-    if plain in _SIDE:  # "b", "2", "Second"
-        return _SIDE[plain]
-    found = _BARE.match(str(value).strip()) or re.match(rf"^\W*{_PICK}", str(value).strip(), re.I)
-    side = _side(found) if found else None
-    return side or "?"
-
-
-def _json_verdicts(answer: str) -> tuple[list[str], str, str]:
-    """(sides named by JSON objects, the reason given, the text outside those objects)."""
-    sides, reason, outside, last = [], "", [], 0
-    for start, end in loose_json.objects(answer):
-        try:
-            data = loose_json.load(answer[start:end])
-        except ValueError:
-            continue
-        inner = (
-            [data] + [v for v in data.values() if isinstance(v, dict)]
-            if isinstance(data, dict)
-            else []
-        )
-        for item in inner:
-            keys = {str(k).lower(): v for k, v in item.items()}
-            named = [keys[k] for k in _KEYS if k in keys and not isinstance(keys[k], dict)]
-            if named:
-                sides.append(_value_side(named[0]))
-                why = next(
-                    (keys[k] for k in ("reason", "explanation", "rationale", "why") if k in keys),
-                    "",
-                )
-                reason = reason or str(why)
-        outside.append(answer[last:start])
-        last = end
-    outside.append(answer[last:])
-    return sides, reason, "".join(outside)
-
-
-def _phrase_sides(text: str, patterns: tuple[re.Pattern[str], ...]) -> list[str]:
-    sides = []
-    for pattern in patterns:
-        for match in pattern.finditer(text):
-            if _NEGATED.search(text[max(0, match.start() - 24) : match.start()]):
-                continue  # "neither A nor B is better"
-            side = _side(match)
-            if side:
-                sides.append(side)
-    return sides
-
-
-def parse_verdict(text: str) -> tuple[str | None, str]:
-    """(winner A/B or None, reason) from a reply's final answer (reasoning never counts).
-
-    Read, strongest evidence first: JSON (`{"winner": "b"}`, "Image B"), MT-Bench's `[[A]]`, a
-    labelled answer ("Winner: A"), a cut-off JSON verdict; then a phrase ("Image B is better",
-    "I prefer A"); then a bare `A`. Evidence of one strength that names both paintings, or a
-    verdict that names neither (a tie), is no verdict: the pair stays unresolved.
-    """
-    answer = strip_reasoning(text or "").strip()
-    json_sides, reason, outside = _json_verdicts(answer)
-    strong = json_sides + _phrase_sides(outside, _STRONG)
-    first_line = next((line for line in answer.splitlines() if line.strip()), "")
-    bare = _BARE.match(first_line)
-    for sides in (strong, _phrase_sides(outside, _WEAK), [_side(bare) or "?"] if bare else []):
-        if sides:
-            winner = sides[0] if len(set(sides)) == 1 and sides[0] != "?" else None
-            return winner, (reason or answer)[:200]
-    return None, answer[:200]
+def structured_mode(cfg: llm.ModelConfig) -> str:
+    """The structured-output mode a judge's requests carry (the entry's, else the role's)."""
+    return cfg.structured_output or llm.STRUCTURED_DEFAULT.get("judge", "none")
 
 
 @dataclass(frozen=True)
 class Verdict:
     winner: str | None  # "A" (the first image), "B", or None: no usable answer
-    reason: str = ""
+    reason: str = ""  # the judge's reason, or why there is no verdict (judge_reasons)
     call_id: int | None = None
 
 
@@ -208,11 +118,11 @@ class VLMJudge:
         # The environment's settings, whatever the entry says: temperature 0, 220 tokens.
         self.cfg = dataclasses.replace(cfg, max_tokens=JUDGE_MAX_TOKENS)
         self.endpoints = endpoints or llm.Endpoints()
-        self.prompt = judge_prompt(criteria)
+        self.structured_mode = structured_mode(cfg)
+        self.prompt = judge_prompt(criteria, self.structured_mode)
         self.name = cfg.model
         prompt_hash = hashlib.sha256(self.prompt.encode()).hexdigest()[:8]
         self.key = f"{cfg.model}#{prompt_hash}"
-        self.last_error: str | None = None  # the latest failed call, for the summary
 
     @property
     def concurrency(self) -> int:
@@ -247,12 +157,12 @@ class VLMJudge:
                 job_key=job_key,
             )
         if result.outcome != "ok":  # a model that refuses for good is stopped by llm.chat
-            said = f"{result.outcome}: {llm.explain(result.error, result.http_status)}"
-            if result.call_id is not None or self.last_error is None:  # a call's own error
-                self.last_error = said
-            return Verdict(None, said, result.call_id)
-        winner, reason = parse_verdict(result.reply.answer)  # never the reasoning
-        return Verdict(winner, reason, result.call_id)
+            return Verdict(None, why_no_verdict(result, None, self.structured_mode), result.call_id)
+        reading = read_verdict(result.reply)  # the answer and tool calls, never the reasoning
+        if reading.winner is None:
+            why = why_no_verdict(result, reading, self.structured_mode)
+            return Verdict(None, why, result.call_id)
+        return Verdict(reading.winner, reading.reason, result.call_id)
 
 
 def pair_score(x_first: str | None, y_first: str | None) -> float | None:

@@ -18,6 +18,7 @@ from typing import Any
 
 from curation.ratings import live_ratings
 from pool.reward.judge import PairJudge, judge_label, judge_pair
+from pool.reward.judge_reasons import unresolved_entry, unresolved_lines
 from refpool.core.contracts import POOL_TIERS
 from refpool.core.seeds import derive_seed
 from refpool.core.store import Store, candidates
@@ -39,6 +40,13 @@ class JudgeAgreement:
     agreement: float | None  # (love_wins + ties / 2) / resolved
     consistency: float | None  # (love_wins + okay_wins) / resolved
     curators: int
+    # judged pairs with no verdict in an order, each with its reasons (judge_reasons)
+    unresolved_pairs: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def resolved_nothing(self) -> bool:
+        """The judge was asked about pairs and resolved none: nothing was measured."""
+        return not self.resolved and bool(self.unresolved_pairs)
 
     @property
     def warning(self) -> str | None:
@@ -62,12 +70,14 @@ class JudgeAgreement:
     def summary(self) -> str:
         label = judge_label(self.judge, self.heuristic)
         if not self.resolved:
-            return f"judge {label}: no love/okay pair resolved ({self.pairs} asked)"
-        return (
-            f"judge {label} vs {self.curators} curator(s): prefers love in {self.agreement:.2f}"
-            f" of {self.resolved} pairs (love {self.love_wins}, okay {self.okay_wins},"
-            f" ties {self.ties}); order consistency {self.consistency:.2f}"
-        )
+            head = f"judge {label}: no love/okay pair resolved ({self.pairs} asked)"
+        else:
+            head = (
+                f"judge {label} vs {self.curators} curator(s): prefers love in"
+                f" {self.agreement:.2f} of {self.resolved} pairs (love {self.love_wins}, okay"
+                f" {self.okay_wins}, ties {self.ties}); order consistency {self.consistency:.2f}"
+            )
+        return "\n".join([head, *unresolved_lines(list(self.unresolved_pairs))])
 
 
 def love_okay_pairs(
@@ -99,12 +109,17 @@ async def judge_agreement(
             store, judge.name, judge.key, judge.heuristic, max_pairs, seed
         )
     pairs, curators = love_okay_pairs(store, max_pairs, seed)
-    jobs = []
-    for a, b in _rendered_pairs(store, pairs):
-        pa, pb = store.png_path(a), store.png_path(b)
-        if pa.exists() and pb.exists():
-            jobs.append(judge_pair(store, judge, pa.read_bytes(), pb.read_bytes()))
-    results: list[JudgedPair | None] = list(await asyncio.gather(*jobs))
+    rendered = [
+        (ids, a, b)
+        for ids, a, b in _rendered_pairs(store, pairs)
+        if store.png_path(a).exists() and store.png_path(b).exists()
+    ]
+    jobs = [
+        judge_pair(store, judge, store.png_path(a).read_bytes(), store.png_path(b).read_bytes())
+        for _, a, b in rendered
+    ]
+    judged: list[JudgedPair | None] = list(await asyncio.gather(*jobs))
+    results = list(zip([ids for ids, _, _ in rendered], judged, strict=True))
     return _tally(judge.name, judge.heuristic, pairs, curators, results)
 
 
@@ -119,18 +134,23 @@ def stored_judge_agreement(
     """The agreement of the judge stored under `key` from its stored verdicts only: no judge
     is called and no event loop is needed (a pair it never judged counts as unresolved)."""
     pairs, curators = love_okay_pairs(store, max_pairs, seed)
-    results = [get_pair(store, key, a, b) for a, b in _rendered_pairs(store, pairs)]
+    rendered = _rendered_pairs(store, pairs)
+    results = [(ids, get_pair(store, key, a, b)) for ids, a, b in rendered]
     return _tally(name, heuristic, pairs, curators, results)
 
 
-def _rendered_pairs(store: Store, pairs: list[tuple[int, int]]) -> list[tuple[str, str]]:
-    """(love PNG sha, okay PNG sha) of the pairs whose two candidates both have a render."""
+_Ids = tuple[int, int]  # (love id, okay id)
+
+
+def _rendered_pairs(store: Store, pairs: list[_Ids]) -> list[tuple[_Ids, str, str]]:
+    """((love id, okay id), love PNG sha, okay PNG sha) of the pairs whose two candidates
+    both have a render."""
     found = candidates.get_many(store, {i for p in pairs for i in p})
     out = []
     for love, okay in pairs:
         a, b = found.get(love), found.get(okay)
         if a is not None and b is not None and a.png_sha and b.png_sha:
-            out.append((a.png_sha, b.png_sha))
+            out.append(((love, okay), a.png_sha, b.png_sha))
     return out
 
 
@@ -139,9 +159,15 @@ def _tally(
     heuristic: bool,
     pairs: list[tuple[int, int]],
     curators: int,
-    results: list[JudgedPair | None],
+    judged: list[tuple[_Ids, JudgedPair | None]],
 ) -> JudgeAgreement:
+    results = [r for _, r in judged]
     resolved = [r for r in results if r is not None and r.score is not None]
+    unresolved = tuple(
+        unresolved_entry(r, f"love {love} vs okay {okay}", love_id=love, okay_id=okay)
+        for (love, okay), r in judged
+        if r is not None and not r.resolved
+    )
     love_wins = sum(1 for r in resolved if r.score == 1.0)
     okay_wins = sum(1 for r in resolved if r.score == 0.0)
     ties = len(resolved) - love_wins - okay_wins
@@ -157,4 +183,5 @@ def _tally(
         agreement=round((love_wins + ties / 2) / n, 4) if n else None,
         consistency=round((love_wins + okay_wins) / n, 4) if n else None,
         curators=curators,
+        unresolved_pairs=unresolved,
     )

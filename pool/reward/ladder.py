@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pool.reward.judge import PairJudge, judge_label, judge_pair
+from pool.reward.judge_reasons import unresolved_entry, unresolved_lines
 from refpool.core.defaults import GATE_PROFILE
 from refpool.core.errors import RefpoolError
 from refpool.core.store import Store, candidates, sha256_bytes
@@ -141,6 +142,14 @@ class CalibrationResult:
     paintings: list[dict[str, Any]]
     dropped: list[str]
     entries: list[LadderEntry]
+    # pairs with no verdict in an order, each with its reasons (judge_reasons.unresolved_entry)
+    unresolved_pairs: list[dict[str, Any]] = field(default_factory=list)
+    pairs_judged: int = 0  # pairs the judge was asked about (resolved or not)
+
+    @property
+    def resolved_nothing(self) -> bool:
+        """The judge was asked about pairs and resolved none: nothing was measured."""
+        return self.pairs_judged > 0 and len(self.unresolved_pairs) == self.pairs_judged
 
     def counts(self) -> dict[str, int]:
         found = Counter(e.ladder or "unresolved" for e in self.entries)
@@ -169,6 +178,8 @@ class CalibrationResult:
             "counts": self.counts(),
             "advice": self.advice(),
             "entries": [e.to_dict() for e in self.entries],
+            "pairs_judged": self.pairs_judged,
+            "unresolved_pairs": self.unresolved_pairs,
         }
 
     def summary(self) -> str:
@@ -190,7 +201,7 @@ class CalibrationResult:
         advice = self.advice()
         if advice:
             lines.append(advice)
-        return "\n".join(lines)
+        return "\n".join(lines + unresolved_lines(self.unresolved_pairs))
 
 
 async def calibrate(
@@ -213,8 +224,11 @@ async def calibrate(
     # pairs, bounds the requests in flight; a few more candidates than the limit are open at
     # once, so the limit stays full while one candidate's last pairs finish.
     open_candidates = asyncio.Semaphore(2 * max(1, getattr(judge, "concurrency", 4)))
+    unresolved: list[dict[str, Any]] = []
+    judged = 0
 
     async def place(cid: int) -> LadderEntry | None:
+        nonlocal judged
         async with open_candidates:
             cand = candidates.get(store, cid)
             if cand is None or not cand.png_sha or not store.png_path(cand.png_sha).exists():
@@ -222,6 +236,13 @@ async def calibrate(
             ref = store.png_path(cand.png_sha).read_bytes()
             opponents = [p for p in paintings if p.candidate_id != cid and p.sha != cand.png_sha]
             pairs = await asyncio.gather(*(judge_pair(store, judge, p.png, ref) for p in opponents))
+        judged += len(pairs)
+        for painting, pair in zip(opponents, pairs, strict=True):
+            if not pair.resolved:
+                name = f"candidate {cid} vs {painting.label}"
+                unresolved.append(
+                    unresolved_entry(pair, name, candidate_id=cid, painting=painting.label)
+                )
         resolved = [p for p in pairs if p.score is not None]
         rate = (
             sum(p.score for p in resolved if p.score is not None) / len(resolved)
@@ -250,7 +271,10 @@ async def calibrate(
     info = [
         {"label": p.label, "sha256": p.sha, "coverage": round(p.coverage, 4)} for p in paintings
     ]
-    return CalibrationResult(judge.name, judge.heuristic, policy, info, dropped or [], entries)
+    unresolved.sort(key=lambda u: (u["candidate_id"], u["painting"]))  # stable output
+    return CalibrationResult(
+        judge.name, judge.heuristic, policy, info, dropped or [], entries, unresolved, judged
+    )
 
 
 def rung_ids(store: Store) -> list[int]:

@@ -170,6 +170,10 @@ class ModelCall(Record):
     finish_reason: str | None = None  # as the server sent it: "length" means cut off
     refusal: str | None = None
     http_status: int | None = None  # the server's HTTP status (a permanent 4xx disables a critic)
+    served_model: str | None = None  # the model the server said it served (a router may fall back)
+    # a failed call's meaning and who caused it, `means/kind/row` (generators/vendor.py):
+    # vendor, request, config or account
+    failure: str | None = None
     id: int | None = None  # set once stored
     created_at: str = ""
 
@@ -302,6 +306,8 @@ class ReleaseRow(Record):
     curator_ratings: list[dict[str, str]]
     hpsv3_sigma: float | None
     pool_version: str
+    # last, with a default: rows frozen before it existed still load (their files lack it)
+    served_model: str | None = None
 
 
 def release_stem(tier: str, candidate_id: int) -> str:
@@ -345,6 +351,9 @@ RELEASE_COLUMNS = {
     "curator_ratings": "a list of `{curator, tier}`: every curator's rating",
     "hpsv3_sigma": "HPSv3's uncertainty for `hpsv3_mu` (else null)",
     "pool_version": "the release's semantic version, e.g. `1.1.0`",
+    "served_model": "the model id the server said wrote the program (its reply's `model`); a"
+    " router's fallback makes it differ from the one `generator_model`'s entry asked for (null:"
+    " procedural, the server did not say, or a version released before this column)",
 }
 
 _NESTED: dict[tuple[str, str], type[Record]] = {

@@ -13,7 +13,8 @@ the command line turns each into its flag.
 Exit statuses of `refpool`, defined here once:
     0    the work was done
     1    EXIT_FAILED: the work ran and failed or was refused (a user mistake, a refused file,
-         a rejected sketch, a remote service that said no); the message says what to do
+         a rejected sketch, a remote service that said no, a judge that gave no verdict at
+         all); the message says what to do
     2    EXIT_USAGE: reserved for argparse's usage errors (a missing or malformed argument);
          a RefpoolError never uses it
     3    EXIT_INFRA: our own infrastructure failed (the browser could not start or keep
@@ -35,7 +36,8 @@ EXIT_STATUSES = {
     EXIT_OK: "the work was done",
     EXIT_FAILED: "the work ran and failed or was refused: a user mistake (an unknown version,"
     " gate profile, generator or models-file field, a missing folder, no token), a refused"
-    " photo, a rejected sketch, a remote service that said no; the message says what to do",
+    " photo, a rejected sketch, a remote service that said no, a judge that gave no verdict at"
+    " all; the message says what to do",
     EXIT_USAGE: "argparse's usage error only (a missing or malformed argument); refpool itself"
     " never uses it",
     EXIT_INFRA: "our own infrastructure failed (the browser would not start or keep running):"

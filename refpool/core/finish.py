@@ -1,55 +1,42 @@
 """A reply's finish reason, read by what it means.
 
 Vendors spell the same ending many ways: OpenAI's `content_filter` is Zhipu's `sensitive` and
-Gemini's `SAFETY`; an error met mid-generation is OpenRouter's `error` and Zhipu's
-`network_error`. Every reader (the transport, the reply reader, the summary) asks this table.
+Gemini's `SAFETY`; an error met mid-generation is OpenRouter's `error`, Zhipu's
+`network_error` and DeepSeek's `insufficient_system_resource`. The spellings are data
+(refpool/core/vendor_spellings.toml, `[finish]`); every reader (the transport, the reply
+reader, the summary) asks this module.
 """
 
 from __future__ import annotations
 
-STOP, LENGTH, TOOL_CALLS, REFUSAL, VENDOR_ERROR, OTHER = (
+from refpool.core.spellings import spellings
+
+STOP, LENGTH, TOOL_CALLS, REFUSAL, VENDOR_ERROR, CONTEXT, OTHER = (
     "stop",
     "length",
     "tool_calls",
     "refusal",
     "vendor_error",
+    "context",
     "other",
 )
-
-_SPELLINGS = {
-    STOP: ("stop", "eos", "eos_token", "end_turn", "stop_sequence", "complete", "completed"),
-    LENGTH: ("length", "max_tokens", "max_output_tokens", "token_limit", "model_length"),
-    TOOL_CALLS: ("tool_calls", "function_call", "tool_use"),
-    # the vendor's safety filter stopped the reply: a refusal, not a program
-    REFUSAL: (
-        "content_filter",
-        "sensitive",
-        "safety",
-        "recitation",
-        "blocklist",
-        "prohibited_content",
-        "spii",
-        "refusal",
-    ),
-    # the vendor failed while generating: what came is not the model's answer
-    VENDOR_ERROR: (
-        "error",
-        "network_error",
-        "server_error",
-        "internal_error",
-        "abort",
-        "aborted",
-        "cancelled",
-        "canceled",
-    ),
+# Endings that are never the model's work: the vendor broke the reply off, or the context
+# window ran out under it. Such a reply is a failed, unpaid call, retried.
+NOT_THE_MODELS = frozenset({VENDOR_ERROR, CONTEXT})
+_MEANING = {
+    spelling: meaning for meaning, names in spellings().finish.items() for spelling in names
 }
-_MEANING = {spelling: meaning for meaning, names in _SPELLINGS.items() for spelling in names}
-CUT = frozenset(_SPELLINGS[LENGTH])  # a reply the budget cut short
+CUT = frozenset(spellings().finish[LENGTH])  # a reply the budget cut short
 
 
 def finish_meaning(reason: str | None) -> str:
-    """stop, length, tool_calls, refusal, vendor_error or other (None: the server said nothing,
-    which every server means as a normal stop)."""
+    """stop, length, tool_calls, refusal, vendor_error, context or other (None: the server
+    said nothing, which every server means as a normal stop)."""
     if reason is None or not str(reason).strip():
         return STOP
     return _MEANING.get(str(reason).strip().lower(), OTHER)
+
+
+def is_cut_by_vendor(reason: str | None) -> bool:
+    """Did the vendor (not the model) end this reply?"""
+    return finish_meaning(reason) in NOT_THE_MODELS

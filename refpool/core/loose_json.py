@@ -143,3 +143,49 @@ def load(obj: str) -> Any:
             return ast.literal_eval(pythonic)
         except (ValueError, SyntaxError, MemoryError, RecursionError):
             raise exc from None
+
+
+def close_cut(text: str) -> Iterator[tuple[str, bool]]:
+    """Closings of a JSON object a reply cut off (max_tokens), best first, as (text, a cut
+    string was kept up to its last sentence): the text as it came with its open string and
+    brackets closed, then the text up to its last complete member, closed. The caller loads
+    each in turn. Objects that close before the cut are passed over; nothing if none is cut."""
+    start = text.find("{")
+    if start < 0:
+        return
+    stack: list[str] = []
+    safe = (start + 1, "}")  # where a cut keeps only complete members, and what closes it
+    i, in_string, string_at = start, False, start
+    while i < len(text):
+        if not stack and text[i] != "{":  # prose between objects: its quotes open no string
+            i += 1
+            continue
+        after, in_string_after = _step(text, i, in_string)
+        if not in_string and after == i + 1 and text[i] in "{[]},":
+            if text[i] in "{[":
+                if not stack:  # a new top-level object
+                    start, safe = i, (i + 1, "}")
+                stack.append("}" if text[i] == "{" else "]")
+            elif text[i] != "," and stack:
+                stack.pop()
+            closers = "".join(reversed(stack))
+            safe = (i, closers) if text[i] == "," else (i + 1, closers)
+        if in_string_after and not in_string:
+            string_at = i
+        i, in_string = after, in_string_after
+    if not stack:
+        return  # every object closed: nothing was cut
+    closers = "".join(reversed(stack))
+    if not in_string:
+        yield text[start:].rstrip().rstrip(",") + closers, False
+    else:
+        kept = _sentences(text[string_at + 1 :])
+        if kept:
+            yield text[start : string_at + 1] + kept + '"' + closers, True
+    yield text[start : safe[0]] + safe[1], False
+
+
+def _sentences(cut: str) -> str:
+    """A cut string's complete sentences ("" if none ended)."""
+    ends = [m.end() for m in re.finditer(r"[.!?](?=\s|$)", cut)]
+    return cut[: ends[-1]] if ends else ""

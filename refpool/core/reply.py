@@ -9,22 +9,42 @@ Vendors wrap the answer in many ways; this module is the one place that knows th
   it in the prompt: everything before the lone closer is reasoning);
 - tool calls: `message.tool_calls` (arguments as a JSON string or an object), the legacy
   `function_call`, and tool-call markup left in the text when a server's tool parser did not
-  run (Hermes/Qwen `<tool_call>{json}</tool_call>`, Qwen3-Coder `<parameter=…>`, GLM
-  `<arg_value>`, Mistral `[TOOL_CALLS]`).
+  run: Hermes/Qwen `<tool_call>`, Qwen3-Coder `<parameter=…>`, GLM `<arg_value>`, Mistral
+  `[TOOL_CALLS]`, Llama's `<|python_tag|>` and `<function=…>`, DeepSeek's `<｜tool▁call▁begin｜>`,
+  Kimi's `<|tool_call_begin|>`, MiniMax's `<minimax:tool_call>` (refpool.core.tool_calls).
 
 `read_message` turns the message as the vendor sent it into a `Reply`; each role then parses
-`Reply.answer` only (and the coder, failing that, the tool calls' text, then the reasoning).
+`Reply.answer` only (and the coder, failing that, the tool calls' text, then the reasoning; the
+judge, the tool calls' arguments).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from refpool.core.spellings import spellings
 from refpool.core.text import repair_text
+from refpool.core.tool_calls import (
+    file_text,
+    read_markup,
+    structured_args,
+    tool_markup,
+    tool_texts,
+)
+
+# tool_markup and tool_texts live with the tool calls, and are read from here like the rest
+__all__ = [
+    "Reply",
+    "content_parts",
+    "read_message",
+    "split_reasoning",
+    "strip_reasoning",
+    "tool_markup",
+    "tool_texts",
+]
 
 _OPEN = r"(?:seed:)?think|thinking|reasoning"
 # A whole inline reasoning block, or an opened one running to the end (cut off).
@@ -39,14 +59,6 @@ _LONE_CLOSER = re.compile(
     re.I,
 )
 _THINKING_PARTS = frozenset({"thinking", "reasoning", "reasoning_content", "redacted_thinking"})
-# Keys of a tool call's arguments that hold a file's text, best first.
-_CODE_KEYS = ("content", "code", "source", "program", "sketch", "text", "file_content", "body")
-_TOOL_MARKUP = re.compile(
-    r"<tool_call>(.*?)(?:</tool_call>|\Z)|\[TOOL_CALLS\](.*)|<\|python_tag\|>(.*)", re.S | re.I
-)
-_XML_VALUE = re.compile(
-    r"<(?:parameter=[^>]*|arg_value)>\n?(.*?)\n?(?:</(?:parameter|arg_value)>|\Z)", re.S | re.I
-)
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,7 @@ class Reply:
     answer: str  # the final answer: content without any reasoning or tool-call markup
     thought: str  # all the reasoning, the server's and the inline blocks'
     tool_texts: tuple[str, ...] = ()  # file texts written through tool calls, in order
+    tool_args: tuple[Any, ...] = ()  # each tool call's arguments (usually a dict), in order
     finish_reason: str | None = None
     refusal: str | None = None
 
@@ -109,92 +122,20 @@ def split_reasoning(text: str) -> tuple[str, str]:
     return text, "\n".join(t for t in thought if t.strip())
 
 
+_CURLY = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"'})
+
+
+def is_refusal(text: str) -> bool:
+    """Does an answer decline in words, in any language the spellings table knows
+    (refpool/core/vendor_spellings.toml, `[[refusal]]`)? Asked only of a reply with no
+    answer in it (no program, no verdict)."""
+    plain = text.translate(_CURLY)
+    return any(row.pattern.search(plain) for row in spellings().refusals)
+
+
 def strip_reasoning(text: str) -> str:
     """The text without its inline reasoning."""
     return split_reasoning(text)[0]
-
-
-def _arguments(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value  # not JSON: the text itself may be the program
-    return value
-
-
-def _file_text(args: Any) -> str | None:
-    """The file text in a tool call's arguments: a code-like key, else the longest string."""
-    if isinstance(args, str):
-        return args if args.strip() else None
-    if not isinstance(args, Mapping):
-        return None
-    for key in _CODE_KEYS:
-        value = args.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-    nested = [_file_text(v) for v in args.values() if isinstance(v, Mapping)]
-    strings = [v for v in args.values() if isinstance(v, str)] + [n for n in nested if n]
-    return max(strings, key=len) if strings else None
-
-
-def _call_args(call: Any) -> Any:
-    """A tool call's arguments, whatever the shape (OpenAI, flat, `parameters`)."""
-    if not isinstance(call, Mapping):
-        return None
-    inner = call.get("function")
-    function: Mapping[str, Any] = inner if isinstance(inner, Mapping) else call
-    for key in ("arguments", "parameters", "args", "input"):
-        if key in function:
-            return _arguments(function[key])
-    return None
-
-
-def tool_texts(message: Mapping[str, Any]) -> list[str]:
-    """File texts in a message's structured tool calls (`tool_calls`, `function_call`)."""
-    calls = message.get("tool_calls")
-    calls = list(calls) if isinstance(calls, list) else []
-    if isinstance(message.get("function_call"), Mapping):
-        calls.append({"function": message["function_call"]})
-    found = (_file_text(_call_args(call)) for call in calls)
-    return [repair_text(t) for t in found if t]
-
-
-def tool_markup(message: Mapping[str, Any]) -> str:
-    """A message's structured tool calls written as Hermes-style `<tool_call>` markup, the
-    form a stored reply keeps them in (the reader reads it back like the structured calls)."""
-    calls = message.get("tool_calls")
-    calls = [c for c in calls if isinstance(c, Mapping)] if isinstance(calls, list) else []
-    if isinstance(message.get("function_call"), Mapping):
-        calls.append({"function": message["function_call"]})
-    out = []
-    for call in calls:
-        function = call.get("function") if isinstance(call.get("function"), Mapping) else call
-        name = function.get("name", "")
-        out.append(json.dumps({"name": name, "arguments": _call_args(call)}, ensure_ascii=False))
-    return "".join(f"\n<tool_call>{text}</tool_call>" for text in out)
-
-
-def _markup_texts(text: str) -> tuple[str, list[str]]:
-    """(text without tool-call markup, the file texts it carried)."""
-    found: list[str] = []
-
-    def take(match: re.Match[str]) -> str:
-        inner = next((g for g in match.groups() if g is not None), "")
-        values = _XML_VALUE.findall(inner)
-        if values:  # Qwen3-Coder <parameter=content>, GLM <arg_value>: the longest is the file
-            found.append(max(values, key=len))
-            return ""
-        data = _arguments(inner.strip())
-        calls = data if isinstance(data, list) else [data]
-        read = (_file_text(_call_args(c)) for c in calls if isinstance(c, Mapping))
-        texts = [t for t in read if t]
-        if not texts:
-            return match.group(0)  # not a tool call after all: leave the text as it was
-        found.extend(texts)
-        return ""
-
-    return _TOOL_MARKUP.sub(take, text), found
 
 
 def read_message(message: Mapping[str, Any], finish_reason: str | None = None) -> Reply:
@@ -206,7 +147,8 @@ def read_message(message: Mapping[str, Any], finish_reason: str | None = None) -
     server = content_parts(sent)[0] + part_thinking
     text, server = repair_text(text), repair_text(server)
     answer, inline = split_reasoning(text)
-    answer, marked = _markup_texts(answer)
+    answer, marked = read_markup(answer)
+    marked_texts = [t for t in (file_text(a) for a in marked) if t]
     refusal = message.get("refusal")
     refusal_text = content_parts(refusal)[0] if refusal else ""
     return Reply(
@@ -214,7 +156,8 @@ def read_message(message: Mapping[str, Any], finish_reason: str | None = None) -
         reasoning=server,
         answer=answer.strip("\n"),
         thought="\n".join(t for t in (server, inline) if t.strip()),
-        tool_texts=tuple(tool_texts(message) + marked),
+        tool_texts=tuple(tool_texts(message) + marked_texts),
+        tool_args=tuple(structured_args(message) + marked),
         finish_reason=finish_reason or message.get("finish_reason"),
         refusal=repair_text(refusal_text) or None,
     )

@@ -254,6 +254,19 @@ def m009_image_similarity_signature(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE image_features ADD COLUMN signature BLOB")
 
 
+def m011_model_call_served_model(db: sqlite3.Connection) -> None:
+    """Generation: each model call keeps the model the server said it served (its body's
+    `model`), beside the one requested: a router's fallback shows there."""
+    db.execute("ALTER TABLE model_calls ADD COLUMN served_model TEXT")
+
+
+def m012_model_call_failure(db: sqlite3.Connection) -> None:
+    """Generation: each failed model call keeps what its failure meant and who caused it
+    (`means/kind/row`: generators/vendor.py), so a rerun decides what to ask again from the
+    evidence read when the call was made, never from repetition."""
+    db.execute("ALTER TABLE model_calls ADD COLUMN failure TEXT")
+
+
 # Append new migrations here; their names are recorded in the _migrations table.
 MIGRATIONS: list[Migration] = [
     m001_initial,
@@ -266,6 +279,8 @@ MIGRATIONS: list[Migration] = [
     m008_model_call_http_status,
     m009_image_similarity_signature,
     m010_frozen_releases,  # its SQL lives in refpool/core/store/releases.py
+    m011_model_call_served_model,
+    m012_model_call_failure,
 ]
 
 

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 
 from refpool.core.contracts import ModelCall
+from refpool.core.secret_values import redact_known
 from refpool.core.store.db import Store
 
 # Key-shaped strings a vendor may echo in an error body (masked or not): never stored.
@@ -32,9 +33,11 @@ _SECRETS = (
 
 
 def scrub_secrets(text: str | None) -> str | None:
-    """`text` with anything that looks like a key replaced by [redacted]."""
+    """`text` with any fragment of a key this process read (by value: an unprefixed key has
+    no shape) and anything that looks like a key (by shape) replaced by [redacted]."""
     if not text:
         return text
+    text = redact_known(text)
     for pattern in _SECRETS:
         text = pattern.sub(lambda m: (m.group(1) if m.groups() else "") + "[redacted]", text)
     return text
@@ -60,6 +63,8 @@ def from_row(row: sqlite3.Row) -> ModelCall:
         finish_reason=row["finish_reason"],
         refusal=row["refusal"],
         http_status=row["http_status"],
+        served_model=row["served_model"],
+        failure=row["failure"],
         created_at=row["created_at"],
     )
 
@@ -75,6 +80,12 @@ def save(store: Store, call: ModelCall) -> int:
 def get(store: Store, call_id: int) -> ModelCall | None:
     rows = store.query("SELECT * FROM model_calls WHERE id = ?", (call_id,))
     return from_row(rows[0]) if rows else None
+
+
+def by_ids(store: Store, ids: Iterable[int]) -> dict[int, ModelCall]:
+    """The calls with these ids (a candidate's coder call, say), by id."""
+    rows = store.query_in("SELECT * FROM model_calls WHERE id IN ({marks})", sorted(set(ids)))
+    return {row["id"]: from_row(row) for row in rows}
 
 
 def latest_paid(store: Store, job_key: str, purpose: str) -> ModelCall | None:
