@@ -23,13 +23,16 @@ import gradio as gr
 from starlette.middleware import Middleware
 
 from curation.cli import studio_arguments
+from curation.connections import studio_server
 from curation.curators import list_curators
 from curation.exposure import CLIENT_ADDRESS, ExposureMiddleware
 from curation.files import static_dirs
+from curation.guard import StudioGuard
 from curation.hosts import HostRules, check_trusted_proxy, is_loopback
 from curation.login import LoginGuard, make_auth
+from curation.sessions import SessionTable
 from curation.studio import Services, Settings
-from curation.ui import STATIC, build_studio
+from curation.ui import STATIC, build_studio, studio_js
 from pool.studio.tab import add_pool_tab
 from refpool.core.store import Store
 
@@ -81,7 +84,10 @@ def launch(
 
     TLS when both `ssl_certfile` and `ssl_keyfile` are given; `guard` holds the login backoff
     (a fresh one by default). The studio answers only `host` (and its loopback names) and
-    `allowed_hosts`; forwarded headers count only from `trusted_proxies`. Returns (demo, url).
+    `allowed_hosts`; forwarded headers count only from `trusted_proxies`. Outermost is
+    curation/guard.py (same origin, only the studio's routes, visitors bounded), on a server
+    with curation/connections.py's limits; sessions are curation/sessions.py's. Returns
+    (demo, url).
     """
     if bool(ssl_certfile) != bool(ssl_keyfile):
         raise SystemExit("TLS needs both --ssl-certfile and --ssl-keyfile (PEM files)")
@@ -109,7 +115,14 @@ def launch(
         served=static_dirs(services.store),
         hosts=hosts,
     )
-    with forwarded_headers_from(proxies):
+    sessions = SessionTable(services.store)
+
+    def guarded(gradio_app: Any) -> Any:
+        # Gradio's login, logout and "who is this?" all go through app.tokens
+        gradio_app.tokens = sessions
+        return StudioGuard(gradio_app, hosts=hosts, sessions=sessions, login=exposed)
+
+    with forwarded_headers_from(proxies), studio_server(guarded):
         _, url, _ = demo.launch(
             server_name=host,
             server_port=port,
@@ -120,7 +133,7 @@ def launch(
             auth_message="Log in with your refpool curator account." if exposed else None,
             prevent_thread_lock=prevent_thread_lock,
             quiet=quiet,
-            js=(STATIC / "studio.js").read_text("utf-8"),
+            js=studio_js(),
             css=(STATIC / "studio.css").read_text("utf-8"),
             footer_links=["api"],
             ssl_certfile=ssl_certfile,

@@ -1,5 +1,5 @@
 """Benchmark: keypress -> next image shown in the studio, in the real Chromium (goals: next
-image p95 <= 50 ms, keypress -> confirmed (server acknowledged) p95 <= 150 ms, on this 2-core
+image p95 <= 50 ms, keypress -> confirmed (server acknowledged) p95 <= 100 ms, on this 2-core
 machine at rest; the machine's load average is printed with the figures), and a login flood.
 
 Builds a throwaway store of 1,000 candidates with distinct 600x600 PNGs (the renderer's
@@ -236,9 +236,9 @@ def main() -> int:
     for name, values in timings.items():
         p50, p95, worst = statistics.median(values), pct(values, 95), max(values)
         print(f"  {name:<50} p50 {p50:6.1f} ms   p95 {p95:6.1f} ms   max {worst:6.1f} ms")
-    ok_shown, ok_commit = pct(shown, 95) <= 50, pct(confirmed, 95) <= 150
+    ok_shown, ok_commit = pct(shown, 95) <= 50, pct(confirmed, 95) <= 100
     print(f"goal p95 <= 50 ms for the next image: {'met' if ok_shown else 'NOT met'}")
-    print(f"goal p95 <= 150 ms for the confirmation: {'met' if ok_commit else 'NOT met'}")
+    print(f"goal p95 <= 100 ms for the confirmation: {'met' if ok_commit else 'NOT met'}")
     load = os.getloadavg()
     print(
         f"machine: {os.cpu_count()} cores, load average {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}"

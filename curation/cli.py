@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from curation.curators import add_curator, check_name, list_curators
+from curation.curators import add_curator, check_name, list_curators, remove_curator, set_lead
 from curation.ratings import record_rating
 from curation.transfer import FORMATS, export_ratings, import_ratings
 from refpool.core.contracts import RATING_ACTIONS
@@ -118,7 +118,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Named curator accounts (passwords are stored as scrypt hashes).",
     )
     csub = p.add_subparsers(
-        dest="curators_command", required=True, metavar="ACTION", help="add or list"
+        dest="curators_command", required=True, metavar="ACTION", help="add, list or remove"
     )
     a = csub.add_parser("add", help="add a curator or set their password")
     a.add_argument("name", help="curator name (letters, digits, . _ -)")
@@ -129,9 +129,22 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="read the password from this environment variable (never from the"
         " command line, where it would land in shell history)",
     )
+    a.add_argument(
+        "--lead",
+        choices=("yes", "no"),
+        default=None,
+        help="yes: a lead, who sees agreement and everyone's progress in a blind studio;"
+        " no: an ordinary curator (default: unchanged; new curators are not leads)",
+    )
     a.set_defaults(func=_add_curator)
     ls = csub.add_parser("list", help="list curators")
     ls.set_defaults(func=_list_curators)
+    rm = csub.add_parser(
+        "remove",
+        help="remove a curator's account and end their studio sessions (ratings stay)",
+    )
+    rm.add_argument("name", help="curator name (any case or width: ALICE removes alice)")
+    rm.set_defaults(func=_remove_curator)
 
 
 def _rate(args: argparse.Namespace) -> int:
@@ -171,13 +184,26 @@ def _add_curator(args: argparse.Namespace) -> int:
         password = os.environ.get(args.password_env)
         if not password:
             raise InputError(f"environment variable {args.password_env} is empty or not set")
-    created = add_curator(Store.open(), args.name, password)
+    store = Store.open()
+    created = add_curator(store, args.name, password)
+    if args.lead is not None:
+        set_lead(store, args.name, args.lead == "yes")
     what = "added" if created else "updated"
-    print(f"{what} curator {args.name}" + (" with a password" if password else ""))
+    role = {"yes": " as a lead", "no": " (not a lead)", None: ""}[args.lead]
+    print(f"{what} curator {args.name}" + (" with a password" if password else "") + role)
     return 0
 
 
 def _list_curators(args: argparse.Namespace) -> int:
     for c in list_curators(Store.open()):
-        print(f"{c['name']}\t{'password' if c['has_password'] else 'no password'}")
+        role = "\tlead" if c["lead"] else ""
+        print(f"{c['name']}\t{'password' if c['has_password'] else 'no password'}{role}")
+    return 0
+
+
+def _remove_curator(args: argparse.Namespace) -> int:
+    removed = remove_curator(Store.open(), args.name)
+    if removed is None:
+        raise InputError(f"no curator named {args.name!r}: `refpool curators list` shows them")
+    print(f"removed curator {removed}; their studio sessions end at their next request")
     return 0

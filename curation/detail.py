@@ -1,14 +1,16 @@
 """The big view of one candidate: render, source photo, program, ratings and its rounds.
 
 Built from the `Candidate` and `Photo` records. Blind mode is applied here, so a `Detail`
-never carries what the curator may not see.
+never carries what the curator may not see: no program, no critique, no model, no ladder
+(absent, not masked). The blind page is then built from a whitelist of its fields
+(curation/blind_view.py). Masking (`blind_program`) is only for a reader who chooses it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from curation.blinding import mask_names, model_names, still_named, strip_js_comments
+from curation.blinding import mask_names, still_named, strip_js_comments
 from curation.files import media_url, render_url, thumbnail_url
 from curation.ratings import latest_rating, others_ratings
 from refpool.core.contracts import Candidate, Critique, Photo, Violation
@@ -68,14 +70,10 @@ def load_detail(
     photo, photo_url, photo_problem = _photo(store, candidate.photo_id)
     mine = latest_rating(store, candidate_id, curator)
     chain = candidates.chain(store, candidate_id)
-    program = _program(store, candidate.program_sha)
-    program_note = ""
-    models: list[str] = []
+    # a coder may sign its program anywhere, in any spelling: blind mode shows none of it
+    program = None if blind else _program(store, candidate.program_sha)
+    program_note = "not shown in blind mode" if blind else ""
     calibrated = None if blind else calibration.ladder(store, [candidate_id]).get(candidate_id)
-    if blind:
-        # a coder may sign its program or name a model in a string: strip comments, mask names
-        models = [*model_names(store), *(c.critique.critic for c in chain if c.critique)]
-        program, program_note = blind_program(program, models)
     return Detail(
         id=candidate_id,
         png_url=png_url,
@@ -95,7 +93,7 @@ def load_detail(
         my_note=mine.note if mine else "",
         seen=(mine.id or 0) if mine else 0,
         others={} if blind else others_ratings(store, candidate_id, curator),
-        history=history(store, chain, models if blind else None),
+        history=[] if blind else history(store, chain),
         win_rate=calibrated.win_rate if calibrated else None,
         ladder=calibrated.ladder if calibrated else None,
         ladder_judge=("heuristic judge" if calibrated.heuristic else calibrated.judge)

@@ -10,9 +10,11 @@ stay current. The values are the curator's stored filters, so a reload shows the
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from curation import queue as q
 from curation.ratings import live_ratings
+from curation.refine import GATES, MODEL_SORTS, SORTS
 from curation.studio import Services, clean_filters
 from refpool.core.errors import InputError
 from refpool.core.store import candidates
@@ -105,3 +107,49 @@ def parse_form(
         disagreements=bool(disagreements),
         ladder=pick(ladder),
     ).validate()
+
+
+# -- search, sort and the measurement filters (curation/refine.py) ---------------------------
+MEASURES = ("note_text", "gate", "coverage_min", "coverage_max", "critic_min", "win_min", "sort")
+_BOUNDS = {"coverage_min": 1.0, "coverage_max": 1.0, "critic_min": 10.0, "win_min": 1.0}
+
+
+def sort_choices(blind: bool) -> list[str]:
+    """What the sort dropdown offers: a blind curator only sorts by what the painting measured."""
+    return [ANY, *(name for name in SORTS if not (blind and name in MODEL_SORTS))]
+
+
+def gate_choices() -> list[str]:
+    return [ANY, *GATES]
+
+
+def measure_values(f: q.Filters) -> list[Any]:
+    """The measurement controls' values, in MEASURES order (dropdowns show ANY for none)."""
+    return [
+        f.note_text or "",
+        f.gate or ANY,
+        f.coverage_min,
+        f.coverage_max,
+        f.critic_min,
+        f.win_min,
+        f.sort or ANY,
+    ]
+
+
+def parse_measures(*values: Any) -> dict[str, Any]:
+    """The measurement controls' values (MEASURES order) as Filters fields."""
+    raw = dict(zip(MEASURES, values, strict=False))
+    out: dict[str, Any] = {"note_text": str(raw.get("note_text") or "").strip() or None}
+    for name in ("gate", "sort"):
+        out[name] = None if raw.get(name) in (None, "", ANY) else str(raw[name])
+    for name, top in _BOUNDS.items():
+        value = raw.get(name)
+        if value is None or value == "":
+            out[name] = None
+            continue
+        number = float(value)
+        if not 0.0 <= number <= top:
+            label = name.replace("_", " ")
+            raise InputError(f"{label} must be between 0 and {top:g}; you gave {number:g}")
+        out[name] = number
+    return out

@@ -9,9 +9,11 @@ import uuid
 from dataclasses import dataclass
 
 from curation import queue as q
+from curation.blind_ids import BlindIds
 from curation.files import thumbnail_url
 from curation.ratings import my_latest, record_rating
 from curation.studio import Services, current_queue, undo_message
+from curation.viewer import sees_everyone, viewer_ids
 from refpool.core.errors import InputError
 from refpool.core.store import candidates
 
@@ -37,6 +39,8 @@ class Grid:
     message: str = ""
     level: str = "info"
     progress: q.Progress | None = None
+    page_size: int = 48
+    blind: BlindIds | None = None  # blind mode: the page shows tokens, not ids
 
 
 def show(
@@ -61,8 +65,11 @@ def show(
     ]
     if not ids and not message:
         message, level = "No candidates to show (empty store or filters match nothing).", "warn"
-    progress = q.progress(store, curator, ids, services.settings.target, services.settings.blind)
-    return Grid(tiles, page, pages, message, level, progress)
+    blind = services.settings.blind
+    hidden = not sees_everyone(store, curator, blind)
+    progress = q.progress(store, curator, ids, services.settings.target, hidden)
+    tokens = viewer_ids(store, curator, blind)
+    return Grid(tiles, page, pages, message, level, progress, size, tokens)
 
 
 def rate(services: Services, curator: str, ids: list[int], tier: str, page: int = 1) -> Grid:

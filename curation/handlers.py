@@ -9,14 +9,27 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, ParamSpec, TypeVar
 
 import gradio as gr
 
 from curation import grid, studio, views
 from curation.agreement import agreement_report
-from curation.filter_form import ANY, filter_form, parse_form
+from curation.commands import parse_command
+from curation.filter_form import (
+    ANY,
+    MEASURES,
+    filter_form,
+    gate_choices,
+    measure_values,
+    parse_form,
+    parse_measures,
+    sort_choices,
+)
+from curation.ratings import latest_rating
 from curation.studio import Services
+from curation.viewer import sees_everyone, viewer_ids
 from refpool.core.errors import RefpoolError
 
 P = ParamSpec("P")
@@ -45,6 +58,25 @@ def _int(value: float | str | None) -> int | None:
         return int(value)
     except (TypeError, ValueError):
         return None
+
+
+def _cid(services: Services, who: str, value: float | str | None) -> int | None:
+    """The candidate a page names: a blind curator's page sends their token for it."""
+    number = _int(value)
+    tokens = viewer_ids(services.store, who, services.settings.blind)
+    if tokens is None or number is None:
+        return number
+    return tokens.candidate(services.store, number)
+
+
+def _seen(services: Services, who: str, cid: int | None, value: float | None) -> int | None:
+    """The rating row the page saw; a blind page sends a token for it (or 0: none)."""
+    number = _int(value)
+    tokens = viewer_ids(services.store, who, services.settings.blind)
+    if tokens is None or cid is None or number is None or number <= 0:
+        return number
+    before = latest_rating(services.store, cid, who)
+    return before.id if before and before.id and tokens.seen_token(before.id) == number else 0
 
 
 def _safe(fn: Callable[P, R]) -> Callable[P, R]:
@@ -76,13 +108,28 @@ def filter_updates(services: Services, who: str | None) -> list[Any]:
     Nothing here is in the page's initial config (Gradio sends that before login).
     """
     if who is None:
-        return [gr.Dropdown(choices=[ANY], value=ANY) for _ in FILTER_CONTROLS] + [False, False]
+        empty = [gr.Dropdown(choices=[ANY], value=ANY) for _ in FILTER_CONTROLS] + [False, False]
+        return empty + measure_updates(services, None)
     form = filter_form(services, who)
     return [
         *(gr.Dropdown(choices=getattr(form, c), value=form.values[c]) for c in FILTER_CONTROLS),
         form.unrated_only,
         form.disagreements,
+        *measure_updates(services, who),
     ]
+
+
+def measure_updates(services: Services, who: str | None) -> list[Any]:
+    """Search, gate, coverage, critic score, win rate and sort: this curator's stored values."""
+    filters = studio.q.Filters()
+    if who is not None:
+        filters = studio.clean_filters(services, studio.q.load_session(services.store, who)[1])
+    values = measure_values(filters)
+    out: list[Any] = list(values)
+    out[MEASURES.index("gate")] = gr.Dropdown(choices=gate_choices(), value=values[1])
+    sorts = sort_choices(services.settings.blind)
+    out[MEASURES.index("sort")] = gr.Dropdown(choices=sorts, value=values[-1])
+    return out
 
 
 def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
@@ -98,34 +145,35 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
 
         return guarded(act)
 
-    def rate(
-        candidate_id: float | None,
-        tier: str,
-        note: str,
-        curator: str,
-        seen: float | None,
-        request: gr.Request,
-    ) -> tuple[str, str]:
-        """Rate the candidate on screen love|okay|reject|skip; returns the next view."""
-        kept = [note or ""]
+    def rate(command: str, curator: str, request: gr.Request) -> str:
+        """Apply one rating command (JSON, made by the page for one key: curation/commands.py)
+        and return the next view, which says what became of it (data-outcome)."""
 
         def act() -> str:
             who = _who(services, curator, request)
-            cid = _int(candidate_id)
-            if cid is None:
-                nothing = studio.screen(services, who, None, "Nothing to rate here.", "warn")
-                return views.screen_html(nothing)
-            # the id sent is the one on screen when the key was pressed: the page expects the
-            # queue to be there, and the server refuses the rating if it is not
+            cmd = parse_command(command)
+            # a blind page names the painting by this curator's token for it (blind_ids.py)
+            cid = _cid(services, who, cmd.candidate_id) or cmd.candidate_id
+            # the id sent is the one on screen when the key was pressed, with that view's
+            # token: the server refuses it unless this curator was shown it and the queue is
+            # there; a command already saved is acknowledged, not saved again
             tab = getattr(request, "session_hash", None)
             s = studio.rate(
-                services, who, cid, str(tier), note or "", _int(seen), expected=cid, tab=tab
+                services,
+                who,
+                cid,
+                cmd.tier,
+                cmd.note,
+                _seen(services, who, cid, cmd.seen),
+                expected=cid,
+                tab=tab,
+                command_id=cmd.command_id,
+                token=cmd.token,
             )
-            if s.level in ("ok", "warn"):
-                kept[0] = ""  # the note went with the rating
+            s.command = cmd.command_id
             return _moved(services, who, request, views.screen_html(s))
 
-        return guarded(act), kept[0]
+        return guarded(act)
 
     def undo(curator: str, request: gr.Request) -> str:
         """Undo this curator's latest rating (repeat for several levels)."""
@@ -143,7 +191,7 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
 
         def act() -> str:
             who = _who(services, curator, request)
-            s = studio.navigate(services, who, _int(candidate_id), int(delta or 1))
+            s = studio.navigate(services, who, _cid(services, who, candidate_id), int(delta or 1))
             return _moved(services, who, request, views.screen_html(s))
 
         return guarded(act)
@@ -153,29 +201,25 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
 
         def act() -> str:
             who = _who(services, curator, request)
-            cid = _int(candidate_id)
+            cid = _cid(services, who, candidate_id)
             s = studio.goto(services, who, cid) if cid else studio.screen(services, who)
             return _moved(services, who, request, views.screen_html(s))
 
         return guarded(act), gr.Tabs(selected="rate")
 
-    def note(
-        candidate_id: float | None, text: str, curator: str, request: gr.Request
-    ) -> tuple[str, str]:
-        """Attach a note to this curator's rating of the candidate on screen."""
-        kept = [text or ""]
+    def note(candidate_id: float | None, text: str, curator: str, request: gr.Request) -> str:
+        """Attach a note to this curator's rating of the candidate on screen. The reply never
+        writes the note box (the curator may be typing the next note): the page keeps it."""
 
         def act() -> str:
             who = _who(services, curator, request)
-            cid = _int(candidate_id)
+            cid = _cid(services, who, candidate_id)
             if cid is None:
                 return views.screen_html(studio.screen(services, who))
             s = studio.note(services, who, cid, text or "")
-            if s.level == "ok":
-                kept[0] = ""
             return _moved(services, who, request, views.screen_html(s))
 
-        return guarded(act), kept[0]
+        return guarded(act)
 
     @_safe
     def apply_filters(
@@ -189,10 +233,20 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
         disagreements: bool,
         curator: str,
         request: gr.Request,
+        note_text: str = "",
+        gate: str = ANY,
+        coverage_min: float | None = None,
+        coverage_max: float | None = None,
+        critic_min: float | None = None,
+        win_min: float | None = None,
+        sort: str = ANY,
     ) -> list[Any]:
-        """Set this curator's queue filters (stored, so they survive a reload)."""
+        """Set this curator's queue filters (stored, so they survive a reload): the
+        dropdowns, then search, gate, coverage range, critic score, win rate and sort."""
         who = _who(services, curator, request)
         f = parse_form(photo, model, round_, tier, rated_by, ladder, unrated_only, disagreements)
+        measures = (note_text, gate, coverage_min, coverage_max, critic_min, win_min, sort)
+        f = replace(f, **parse_measures(*measures)).validate()
         html = _moved(
             services, who, request, views.screen_html(studio.set_filters(services, who, f))
         )
@@ -215,7 +269,9 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
     ) -> str:
         """Rate several candidates (comma-separated ids) in one action."""
         who = _who(services, curator, request)
-        g = grid.rate(services, who, grid.parse_ids(ids), str(tier), _int(page) or 1)
+        # a blind page sends tokens; one that names nothing stays as sent (reported as gone)
+        cids = [_cid(services, who, i) or i for i in grid.parse_ids(ids)]
+        g = grid.rate(services, who, cids, str(tier), _int(page) or 1)
         return views.grid_html(g)
 
     @_safe
@@ -224,9 +280,16 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
         who = _who(services, curator, request)
         return views.grid_html(grid.undo(services, who, _int(page) or 1))
 
-    def agreement() -> str:
-        """Cohen's and Fleiss' kappa, confusion matrices, disagreements."""
-        return views.agreement_html(agreement_report(services.store), settings.blind)
+    def agreement(curator: str, request: gr.Request) -> str:
+        """Cohen's and Fleiss' kappa, confusion matrices, disagreements (blind: leads only)."""
+        try:
+            who = _who(services, curator, request)
+        except RefpoolError as exc:
+            return views.refusal_html(exc)
+        hidden = not sees_everyone(services.store, who, settings.blind)
+        tokens = viewer_ids(services.store, who, settings.blind)  # a lead rates blind too
+        report = agreement_report(services.store)
+        return views.agreement_html(report, hidden, tokens.token if tokens else None)
 
     def init(request: gr.Request) -> list[Any]:
         """On page load: who is curating (login, ?curator=, or the default), their view, and

@@ -4,8 +4,8 @@
   further attempt is refused, without checking the password, until a lock expires; each
   failure past the threshold doubles the lock (capped). An attempt counts as a failure from
   the moment it starts until it succeeds; a success clears the name's and address's record.
-  Names are keyed as authentication spells them (`curators.normalise_name`: José in NFD is
-  the locked José); IPv6 addresses by their /64 (one host usually holds a whole /64).
+  Names are keyed as authentication compares them (`curators.name_key`: José in NFD, JOSÉ
+  and José are one locked name); IPv6 addresses by their /64 (one host usually holds a /64).
 * Waiting for the hash is shared fairly between addresses (`WaitingRoom`): each address may
   have its share of MAX_WAITING logins waiting, and an address with none waiting always gets
   in, so a flood from some addresses never refuses a curator on another (HTTP 429 only for
@@ -14,6 +14,9 @@
   time a refusal takes does not tell real names from unknown ones.
 * scrypt runs in its own worker thread, one hash at a time and at a lower CPU priority, never
   on the server's event loop, so a flood of logins cannot stall other curators' requests.
+  Waiting logins are hashed best standing first (`HashQueue`): an address with fewer failed
+  logins goes ahead, so a flood from many addresses (each soon with failures to its name)
+  waits behind a curator whose address has none, instead of in front of her.
 
 `LoginGuard` is plain bookkeeping with an injectable clock; `make_auth` turns it into the
 async callable Gradio's login route awaits. The client address comes from
@@ -24,13 +27,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import heapq
 import ipaddress
+import itertools
 import os
 import threading
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from curation import curators
@@ -87,7 +93,7 @@ class LoginGuard:
 
     def check(self, name: str, address: str | None) -> None:
         """Raise LockedOut when the name or the address is locked right now."""
-        name, address = curators.normalise_name(name), address_key(address)
+        name, address = curators.name_key(name), address_key(address)
         now = self.clock()
         with self._lock:
             for what, table, key in (
@@ -99,7 +105,7 @@ class LoginGuard:
                     raise LockedOut(what, rec.locked_until - now)
 
     def failed(self, name: str, address: str | None) -> None:
-        name, address = curators.normalise_name(name), address_key(address)
+        name, address = curators.name_key(name), address_key(address)
         now = self.clock()
         with self._lock:
             for table, key, limit in (
@@ -126,8 +132,15 @@ class LoginGuard:
             self.check(name, address)
             self.failed(name, address)
 
+    def standing(self, address: str | None) -> int:
+        """The address's failed logins in a row (0 for a clean or unknown address)."""
+        key = address_key(address)
+        with self._lock:
+            rec = self.addresses.get(key or "")
+            return rec.failures if key is not None and rec else 0
+
     def succeeded(self, name: str, address: str | None) -> None:
-        name, address = curators.normalise_name(name), address_key(address)
+        name, address = curators.name_key(name), address_key(address)
         with self._lock:
             self.names.pop(name, None)
             if address is not None:
@@ -143,7 +156,47 @@ def _lower_priority() -> None:
 
 # One thread of its own: a flood of logins queues here while requests go on elsewhere.
 HASH_THREAD_PREFIX = "refpool-login-hash"
-_HASHING = ThreadPoolExecutor(1, thread_name_prefix=HASH_THREAD_PREFIX, initializer=_lower_priority)
+
+
+class HashQueue:
+    """One hashing thread taking the waiting job with the lowest priority number first (then
+    the oldest): a login's priority is its address's failures in a row, so a clean address
+    is never queued behind a flood's guesses. A job whose caller gave up is skipped."""
+
+    def __init__(self) -> None:
+        self._waiting: list[tuple[int, int, Callable[[], bool], Future[bool]]] = []
+        self._ready = threading.Condition()
+        self._order = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, priority: int, job: Callable[[], bool]) -> Future[bool]:
+        future: Future[bool] = Future()
+        with self._ready:
+            heapq.heappush(self._waiting, (priority, next(self._order), job, future))
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._work, name=f"{HASH_THREAD_PREFIX}_0", daemon=True
+                )
+                self._thread.start()
+            self._ready.notify()
+        return future
+
+    def _work(self) -> None:
+        _lower_priority()
+        while True:
+            with self._ready:
+                while not self._waiting:
+                    self._ready.wait()
+                *_, job, future = heapq.heappop(self._waiting)
+            if not future.set_running_or_notify_cancel():
+                continue  # the client left while it waited
+            try:
+                future.set_result(job())
+            except BaseException as exc:  # handed to the awaiting login
+                future.set_exception(exc)
+
+
+_HASHING = HashQueue()
 MAX_WAITING = 16  # logins queued for hashing, shared out between the addresses waiting
 
 
@@ -205,9 +258,10 @@ def make_auth(
                 429, detail="too many logins from your address at once; try again in a second"
             )
         try:
+            standing = guard.standing(client)  # before begin() counts this attempt
             guard.begin(name, client)
-            loop = asyncio.get_running_loop()
-            ok = await loop.run_in_executor(_HASHING, check_password, store, name, password or "")
+            job = functools.partial(check_password, store, name, password or "")
+            ok = await asyncio.wrap_future(_HASHING.submit(standing, job))
         except LockedOut as exc:
             raise HTTPException(status_code=429, detail=str(exc)) from exc
         finally:

@@ -1,6 +1,7 @@
 """The rating queue: which candidates a curator sees, in what order, and where they are.
 
-Order is stable (candidate id), so next/previous behave like pages of a book. "Unrated first"
+Order is stable (candidate id; in blind mode a per-curator shuffle, curation/blind_ids.py;
+or a chosen sort, curation/refine.py), so next/previous behave like pages of a book. "Unrated first"
 is about the cursor: after a rating it jumps to the next candidate this curator has not
 rated yet (skipped ones come back after everything else). The cursor lives in SQLite
 (`curation_sessions`), so a reload or a crash resumes exactly where the curator was.
@@ -10,9 +11,12 @@ from __future__ import annotations
 
 import bisect
 import json
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields
+from typing import Any
 
 from curation.ratings import final_tier, live_ratings, my_latest
+from curation.refine import GATES, SORTS, refine
 from refpool.core.contracts import RATING_TIERS
 from refpool.core.defaults import TARGET_POOL_SIZE
 from refpool.core.errors import InputError
@@ -36,6 +40,13 @@ class Filters:
     disagreements: bool = False  # only candidates where curators' live tiers differ
     include_failed: bool = False  # also candidates that failed the gate (no render)
     ladder: str | None = None  # ceiling | rung | free_win | uncalibrated
+    note_text: str | None = None  # only candidates whose notes contain this
+    gate: str | None = None  # passed | failed
+    coverage_min: float | None = None
+    coverage_max: float | None = None
+    critic_min: float | None = None  # the critic's mean score, 0..10
+    win_min: float | None = None  # the calibration win rate, 0..1
+    sort: str | None = None  # one of refine.SORTS; None: the queue's own order
 
     def to_json(self) -> str:
         # `is`, not `in`: round 0 equals False and must be kept
@@ -61,6 +72,13 @@ class Filters:
             ("final tier", self.tier),
             ("rated by", self.curator),
             ("ladder", self.ladder),
+            ("note contains", self.note_text),
+            ("gate", self.gate),
+            ("coverage ≥", self.coverage_min),
+            ("coverage ≤", self.coverage_max),
+            ("critic score ≥", self.critic_min),
+            ("win rate ≥", self.win_min),
+            ("sorted by", self.sort),
         )
         out = [f"{label} {value}" for label, value in named if value is not None]
         if self.unrated_only:
@@ -76,13 +94,47 @@ class Filters:
             raise InputError(f"tier filter must be one of {', '.join(TIER_FILTERS)}")
         if self.ladder not in (None, *LADDER_FILTERS):
             raise InputError(f"ladder filter must be one of {', '.join(LADDER_FILTERS)}")
+        if self.gate not in (None, *GATES):
+            raise InputError(f"gate filter must be one of {', '.join(GATES)}")
+        if self.sort not in (None, *SORTS):
+            raise InputError(f"sort must be one of {', '.join(SORTS)}")
         return self
 
 
-def build_queue(store: Store, me: str, filters: Filters = Filters()) -> list[int]:
-    """Candidate ids matching the filters, in stable (id) order."""
+class Queue(list[int]):
+    """Candidate ids in queue order; `rank` places an id that is not (or no longer) in it.
+    Without a rank the order is the ids' own (a plain sorted list behaves the same)."""
+
+    def __init__(self, ids: list[int], rank: Callable[[int], Any] | None = None) -> None:
+        super().__init__(ids)
+        self.rank = rank
+
+
+def _place(ids: list[int], x: int) -> tuple[int, bool]:
+    """(x's index, True) when queued, else (the index it would have, False)."""
+    try:
+        return ids.index(x), True
+    except ValueError:
+        pass
+    rank = getattr(ids, "rank", None)
+    if rank is None:
+        return bisect.bisect_left(ids, x), False
+    return bisect.bisect_left([rank(i) for i in ids], rank(x)), False
+
+
+def build_queue(
+    store: Store,
+    me: str,
+    filters: Filters = Filters(),
+    order: Callable[[int], Any] | None = None,
+    blind: bool = False,
+) -> Queue:
+    """Candidate ids matching the filters, in stable order: by `order` (a blind curator's
+    shuffle) or by id, unless the filters choose a sort. `blind` limits the note search to
+    the curator's own notes."""
     filters.validate()
-    shown_only = None if filters.include_failed else True  # failed: no render to look at
+    # failed: no render to look at, unless asked for
+    shown_only = None if filters.include_failed or filters.gate == "failed" else True
     ids = candidates.list_ids(
         store,
         accepted=shown_only,
@@ -107,12 +159,18 @@ def build_queue(store: Store, me: str, filters: Filters = Filters()) -> list[int
     if filters.unrated_only:
         mine = my_latest(store, me)
         ids = [i for i in ids if mine.get(i, "skip") == "skip"]
-    return ids
+    if order is not None:
+        ids = sorted(ids, key=order)
+    ids = refine(store, me, ids, filters, own_notes=blind)
+    return Queue(ids, None if filters.sort in SORTS else order)
 
 
 def next_unrated(ids: list[int], mine: dict[int, str], after: int | None) -> int | None:
     """The next id after `after` (wrapping) I have not rated; then skipped ones; else None."""
-    start = bisect.bisect_right(ids, after) if after is not None else 0
+    start = 0
+    if after is not None:
+        pos, queued = _place(ids, after)
+        start = pos + 1 if queued else pos
     order = ids[start:] + ids[:start]
     for i in order:
         if i not in mine:
@@ -129,8 +187,8 @@ def step(ids: list[int], current: int | None, delta: int) -> int | None:
         return None
     if current is None:
         return ids[0]
-    pos = bisect.bisect_left(ids, current)
-    if pos < len(ids) and ids[pos] == current:
+    pos, queued = _place(ids, current)
+    if queued:
         pos += delta
     elif delta < 0:
         pos -= 1  # current left the queue: "previous" is the one before where it was
@@ -176,8 +234,7 @@ def resolve_current(
     Returns (candidate id or None, moved) where `moved` says the stored one had gone.
     """
     if stored is not None:
-        pos = bisect.bisect_left(ids, stored)
-        if pos < len(ids) and ids[pos] == stored:
+        if _place(ids, stored)[1]:
             return stored, False
         return next_unrated(ids, mine, stored) or step(ids, stored, 0), True
     return next_unrated(ids, mine, None) or (ids[0] if ids else None), False

@@ -39,10 +39,17 @@ def record_rating(
 
 
 def record_rating_and_cursor(
-    store: Store, candidate_id: int, curator: str, tier: str, note: str, cursor: int | None
+    store: Store,
+    candidate_id: int,
+    curator: str,
+    tier: str,
+    note: str,
+    cursor: int | None,
+    command_id: str | None = None,
 ) -> int:
     """A studio rating and the cursor it advances to, in one transaction: after a crash the
-    studio resumes where the curator was going, never one behind. Returns the rating's id."""
+    studio resumes where the curator was going, never one behind. Returns the rating's id.
+    `command_id` (the browser's id for the key) is unique: the same command is saved once."""
     if tier not in RATING_ACTIONS:
         raise InputError(f"tier must be one of {', '.join(RATING_ACTIONS)}, not {tier!r}")
     if not curator.strip():
@@ -51,9 +58,9 @@ def record_rating_and_cursor(
         raise NotFound(f"candidate {candidate_id} does not exist (deleted or never generated)")
     with store.transaction() as db:
         cur = db.execute(
-            "INSERT INTO ratings (candidate_id, curator, tier, note, source)"
-            " VALUES (?, ?, ?, ?, 'studio')",
-            (candidate_id, curator.strip(), tier, note),
+            "INSERT INTO ratings (candidate_id, curator, tier, note, source, command_id)"
+            " VALUES (?, ?, ?, ?, 'studio', ?)",
+            (candidate_id, curator.strip(), tier, note, command_id),
         )
         db.execute(
             "INSERT INTO curation_sessions (curator, candidate_id) VALUES (?, ?)"

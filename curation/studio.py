@@ -14,9 +14,18 @@ import time
 from dataclasses import dataclass, field, replace
 
 from curation import queue as q
+from curation.blind_ids import BlindIds
+from curation.commands import (
+    applied,
+    not_shown_text,
+    save_failed_text,
+    saved_text,
+    token_matches,
+    view_token,
+)
 from curation.curators import check_name, ensure_curator
 from curation.detail import Detail, load_detail
-from curation.files import render_url, warm_thumbnails
+from curation.prefetch import prefetch
 from curation.ratings import (
     latest_rating,
     my_latest,
@@ -24,6 +33,8 @@ from curation.ratings import (
     set_note,
     undo_last,
 )
+from curation.refine import MODEL_SORTS
+from curation.viewer import queue_for, sees_everyone, viewer_ids
 from refpool.core.defaults import TARGET_POOL_SIZE
 from refpool.core.errors import InputError, RefpoolError
 from refpool.core.store import Store, candidates
@@ -69,6 +80,13 @@ class Screen:
     chain: list[tuple[int, str]] = field(default_factory=list)  # next unrated ones, in order
     filters: q.Filters = field(default_factory=q.Filters)
     nonce: int = field(default_factory=time.monotonic_ns)  # changes on every response
+    # blind mode: the curator's tokens for ids; the page is built from a whitelist of
+    # fields (curation/blind_view.py), never from the Detail as a whole
+    blind: BlindIds | None = None
+    tokens: dict[int, str] = field(default_factory=dict)  # id -> view token, for each shown
+    command: str = ""  # the rating command this screen answers (its browser-made id)
+    outcome: str = ""  # saved | duplicate | refused | failed: what became of that command
+    queue: list[int] = field(default_factory=list)  # the queue's ids, in order
 
     @property
     def candidate_id(self) -> int | None:
@@ -77,58 +95,44 @@ class Screen:
 
 def clean_filters(services: Services, filters: q.Filters) -> q.Filters:
     """Blind mode may not filter by model or by anyone else's ratings (the final tier is
-    everyone's ratings combined, so it goes too), nor by a judge's ladder (it would anchor)."""
+    everyone's ratings combined, so it goes too), nor by a judge's ladder (it would anchor),
+    nor by anything a model produced (critic scores, win rates)."""
     filters.validate()
     if services.settings.blind:
+        sort = None if filters.sort in MODEL_SORTS else filters.sort
         filters = replace(
             filters, generator=None, curator=None, tier=None, disagreements=False, ladder=None
         )
+        filters = replace(filters, critic_min=None, win_min=None, sort=sort)
     return filters
+
+
+@dataclass
+class QueueState:
+    """One request's read of a curator's queue, shared by its checks and its screen: the
+    session is loaded and the queue built once per request."""
+
+    stored: int | None  # the stored cursor
+    saved_filters: q.Filters
+    filters: q.Filters  # the ones to show under (cleaned)
+    ids: list[int]
+    mine: dict[int, str]
+
+
+def load_state(services: Services, curator: str, filters: q.Filters | None = None) -> QueueState:
+    store, blind = services.store, services.settings.blind
+    stored, saved = q.load_session(store, curator)
+    shown = clean_filters(services, filters if filters is not None else saved)
+    ids = queue_for(store, curator, shown, blind)
+    return QueueState(stored, saved, shown, ids, my_latest(store, curator))
 
 
 def current_queue(services: Services, curator: str) -> list[int]:
     """The ids in this curator's queue under their stored filters."""
-    _, filters = q.load_session(services.store, curator)
-    return q.build_queue(services.store, curator, clean_filters(services, filters))
+    return load_state(services, curator).ids
 
 
 # -- the screen ------------------------------------------------------------------------------
-def _prefetch(
-    services: Services, ids: list[int], mine: dict[int, str], cid: int
-) -> tuple[list[str], int | None, str | None, dict[int, str], list[int]]:
-    """Renders the next keypresses will most likely show: the next unrated ones, then the
-    arrow-key neighbours. Returns (urls to preload, the id a rating will advance to, its
-    url, {id: url} of everything picked, the next unrated ids in order)."""
-    store, want = services.store, services.settings.prefetch
-    picks: list[int] = []
-    after = cid
-    for _ in range(want):
-        nxt = q.next_unrated(ids, {**mine, **dict.fromkeys(picks, "love"), cid: "love"}, after)
-        if nxt is None:
-            break
-        picks.append(nxt)
-        after = nxt
-    first = picks[0] if picks else None  # None: a rating finishes the queue
-    unrated = list(picks)
-    for nxt in (q.step(ids, cid, 1), q.step(ids, cid, -1)):  # arrow-key neighbours
-        if nxt is not None and nxt != cid and nxt not in picks:
-            picks.append(nxt)
-    if not picks:
-        return [], None, None, {}, []
-    found = candidates.get_many(store, picks)
-    urls = {c.id: render_url(c.png_sha) for c in found.values() if c.png_sha}
-    # Their history strips show them and their parents as thumbnails: make those now.
-    parents = candidates.get_many(store, [c.parent_id for c in found.values() if c.parent_id])
-    warm_thumbnails(store, [c.png_sha for c in (*found.values(), *parents.values()) if c.png_sha])
-    return (
-        [urls[i] for i in picks if i in urls],
-        first,
-        urls.get(first) if first is not None else None,
-        urls,
-        unrated,
-    )
-
-
 def screen(
     services: Services,
     curator: str,
@@ -136,13 +140,14 @@ def screen(
     message: str = "",
     level: str = "info",
     filters: q.Filters | None = None,
+    state: QueueState | None = None,
 ) -> Screen:
-    """Show `candidate_id` (or the stored cursor), store it as the cursor, and report."""
+    """Show `candidate_id` (or the stored cursor), store it as the cursor, and report.
+    `state` is the request's read of the queue when it already has one."""
     store, blind = services.store, services.settings.blind
-    stored, saved_filters = q.load_session(store, curator)
-    filters = clean_filters(services, filters if filters is not None else saved_filters)
-    ids = q.build_queue(store, curator, filters)
-    mine = my_latest(store, curator)
+    if state is None or filters is not None:
+        state = load_state(services, curator, filters)
+    stored, filters, ids, mine = state.stored, state.filters, state.ids, state.mine
     if candidate_id is None:
         candidate_id, moved = q.resolve_current(ids, mine, stored)
         if moved and not message:
@@ -156,7 +161,8 @@ def screen(
             message + " " if message else ""
         ) + f"candidate {gone} no longer exists (deleted)."
         level = "warn"
-    q.save_session(store, curator, candidate_id, filters)
+    if candidate_id != stored or filters != state.saved_filters:  # no write when nothing moved
+        q.save_session(store, curator, candidate_id, filters)
     if detail is None and not message:
         if candidates.count(store) == 0:
             message = (
@@ -167,8 +173,9 @@ def screen(
             message = "No candidate matches these filters. Clear the filters to see the rest."
         level = "warn"
     pos = ids.index(candidate_id) + 1 if candidate_id in ids else 0
+    want = services.settings.prefetch
     urls, next_id, next_url, by_id, unrated = (
-        _prefetch(services, ids, mine, candidate_id) if candidate_id else ([], None, None, {}, [])
+        prefetch(store, want, ids, mine, candidate_id) if candidate_id else ([], None, None, {}, [])
     )
     neighbours = {}
     for delta in (1, -1):
@@ -180,7 +187,9 @@ def screen(
         detail=detail,
         message=message,
         level=level,
-        progress=q.progress(store, curator, ids, services.settings.target, blind),
+        progress=q.progress(
+            store, curator, ids, services.settings.target, not sees_everyone(store, curator, blind)
+        ),
         position=pos,
         queue_len=len(ids),
         prefetch=urls,
@@ -189,6 +198,9 @@ def screen(
         neighbours=neighbours,
         chain=[(i, by_id[i]) for i in unrated if i in by_id],
         filters=filters,
+        blind=viewer_ids(store, curator, blind),
+        tokens={i: view_token(store, curator, i) for i in (candidate_id, *by_id) if detail and i},
+        queue=ids,
     )
 
 
@@ -225,34 +237,56 @@ def rate(
     seen: int | None = None,
     expected: int | None = None,
     tab: str | None = None,
+    command_id: str | None = None,
+    token: str | None = None,
 ) -> Screen:
     """Record one rating durably, with the cursor it advances to, then show that candidate.
 
     `expected` is the candidate the page believes the curator's queue is at (the one on
     screen when the key was pressed). When given, the rating is refused unless the stored
     cursor is there too: a key applies to what the curator saw, or to nothing. `tab` names
-    the page, so a refusal only blames another tab when it was one.
+    the page, so a refusal only blames another tab when it was one. `command_id` is the
+    browser's id for the key: a command already saved is not saved again. `token`, when
+    given, must be the view token the studio showed this curator `candidate_id` with.
     A re-rating without a new note keeps the note the old rating had.
     """
     store = services.store
     try:
         note = check_note(note)
     except ValueError as exc:
-        return screen(services, curator, candidate_id, str(exc), "error")
-    # held from the cursor check to the commit: a second tab cannot move it in between
+        return _answer(screen(services, curator, candidate_id, str(exc), "error"), "failed")
+    # held from the checks to the commit: a second tab cannot move the cursor in between
     with store.write_lock:
+        state = load_state(services, curator)
+        done = applied(store, command_id) if command_id else None
+        if done is not None:
+            again = f"Already saved {done[1]} for #{done[0]} (this key was sent again; kept once)."
+            return _answer(screen(services, curator, None, again, "ok", state=state), "duplicate")
+        if token is not None and not token_matches(store, curator, candidate_id, token):
+            never = not_shown_text(candidate_id, curator)
+            return _answer(screen(services, curator, None, never, "error", state=state), "refused")
         if expected is not None:
-            refused = _off_queue(services, curator, candidate_id, expected, tab)
+            refused = _off_queue(services, curator, candidate_id, expected, tab, state)
             if refused is not None:
-                return refused
-        return _record(services, curator, candidate_id, tier, note, seen)
+                return _answer(refused, "refused")
+        return _record(services, curator, candidate_id, tier, note, seen, state, command_id)
+
+
+def _answer(s: Screen, outcome: str) -> Screen:
+    s.outcome = outcome
+    return s
 
 
 def _off_queue(
-    services: Services, curator: str, candidate_id: int, expected: int, tab: str | None
+    services: Services,
+    curator: str,
+    candidate_id: int,
+    expected: int,
+    tab: str | None,
+    state: QueueState,
 ) -> Screen | None:
     """The refusal when the queue is not where the page thought, else None."""
-    stored, _ = q.load_session(services.store, curator)
+    stored = state.stored
     if stored is None or (stored == expected == candidate_id):
         return None  # no cursor yet (a first request from an API client): nothing to compare
     other_tab = tab is not None and services.cursor_tab.get(curator, tab) != tab
@@ -262,48 +296,48 @@ def _off_queue(
         f" {where}. Nothing was recorded for #{candidate_id}; this is #{stored}, press the key"
         " again to rate it."
     )
-    return screen(services, curator, stored, message, "error")
+    return screen(services, curator, stored, message, "error", state=state)
 
 
 def _record(
-    services: Services, curator: str, candidate_id: int, tier: str, note: str, seen: int | None
+    services: Services,
+    curator: str,
+    candidate_id: int,
+    tier: str,
+    note: str,
+    seen: int | None,
+    state: QueueState,
+    command_id: str | None = None,
 ) -> Screen:
+    """One transaction (the rating and the cursor), then the screen built once from `state`."""
     store = services.store
     before = latest_rating(store, candidate_id, curator)
     if not note and before is not None:
         note = before.note
-    ids = current_queue(services, curator)
-    nxt = q.next_unrated(ids, {**my_latest(store, curator), candidate_id: tier}, candidate_id)
+    ids = state.ids
+    mine = {**state.mine, candidate_id: tier}
+    nxt = q.next_unrated(ids, mine, candidate_id)
     done = nxt is None
     if done:
         nxt = candidate_id if candidate_id in ids else None
     try:
-        record_rating_and_cursor(store, candidate_id, curator, tier, note, nxt)
+        record_rating_and_cursor(store, candidate_id, curator, tier, note, nxt, command_id)
     except LookupError:
         gone = (
             f"Candidate {candidate_id} no longer exists (deleted while shown); nothing was"
             " recorded for it. Here is the next one."
         )
-        return screen(services, curator, None, gone, "warn")
+        return _answer(screen(services, curator, None, gone, "warn", state=state), "refused")
     except ValueError as exc:
-        return screen(services, curator, candidate_id, str(exc), "error")
+        failed = screen(services, curator, candidate_id, str(exc), "error", state=state)
+        return _answer(failed, "failed")
     except (sqlite3.Error, OSError) as exc:
-        failed = (
-            f"Could not save {tier} for #{candidate_id}: {exc}. Nothing was recorded; press"
-            " the key again (if it keeps failing, check the data directory's disk and lock)."
-        )
-        return screen(services, curator, candidate_id, failed, "error")
-    msg, level = f"Saved {tier} for #{candidate_id}.", "ok"
-    if seen is not None and seen >= 0 and before is not None and before.id != seen:
-        msg = (
-            f"Saved {tier} for #{candidate_id}. It had been rated {before.tier} since this page"
-            " showed it (in another tab, window or the Grid); your new rating replaces it"
-            " (z undoes)."
-        )
-        level = "warn"
-    if done:
-        msg += " Everything in this queue is rated."
-    return screen(services, curator, nxt, msg, level)
+        failed_text = save_failed_text(tier, candidate_id, exc)
+        failed = screen(services, curator, candidate_id, failed_text, "error", state=state)
+        return _answer(failed, "failed")
+    msg, level = saved_text(tier, candidate_id, seen, before, done)
+    moved = replace(state, stored=nxt, mine=mine)  # what the transaction just stored
+    return _answer(screen(services, curator, nxt, msg, level, state=moved), "saved")
 
 
 def undo_message(services: Services, curator: str) -> tuple[str, str, int | None]:
@@ -328,7 +362,8 @@ def undo(services: Services, curator: str) -> Screen:
 
 
 def navigate(services: Services, curator: str, candidate_id: int | None, delta: int) -> Screen:
-    return screen(services, curator, q.step(current_queue(services, curator), candidate_id, delta))
+    state = load_state(services, curator)
+    return screen(services, curator, q.step(state.ids, candidate_id, delta), state=state)
 
 
 def goto(services: Services, curator: str, candidate_id: int) -> Screen:

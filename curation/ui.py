@@ -3,8 +3,10 @@
 app.py composes it with the later stages' tabs (`build_app`) and launches it.
 
 The handlers are in curation/handlers.py. Keys live in static/studio.js: it queues each key
-with the candidate on screen when it was pressed and clicks hidden buttons one at a time;
-their `js` hooks send what was captured, so a rating always applies to what the curator saw.
+with the candidate on screen when it was pressed and sends them one at a time. A rating is a
+command the page keeps in localStorage until the server acknowledges it and POSTs itself
+(gradio_api/run/rate); the other keys click hidden buttons whose `js` hooks send what was
+captured, so a key always applies to what the curator saw.
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ from curation.studio import NOTE_LIMIT, Services
 from refpool.core.contracts import RATING_ACTIONS, SKIP
 
 STATIC = Path(__file__).parent / "static"
+PAGE_SCRIPTS = ("studio.js", "everyday.js")  # run in this order: everyday.js uses window.rp
+
+
+def studio_js() -> str:
+    """The page's script for launch(js=...): one function that runs each of PAGE_SCRIPTS."""
+    calls = "".join(f"({(STATIC / name).read_text('utf-8')})();\n" for name in PAGE_SCRIPTS)
+    return "() => {\n" + calls + "}"
 
 
 class Fast(TypedDict):
@@ -70,6 +79,29 @@ def _dropdown(label: str, elem_id: str, visible: bool = True) -> gr.Dropdown:
     )
 
 
+def _measure_controls(blind: bool) -> list[gr.components.Component]:
+    """Search notes, the gate, a coverage range, the critic's score, the win rate and a sort
+    (curation/refine.py). A blind studio has no control for what a model produced."""
+    with gr.Row(elem_id="rp-measure-row"):
+        return [
+            gr.Textbox("", label="Note contains", elem_id="rp-f-note", min_width=160),
+            _dropdown("Gate", "rp-f-gate"),
+            gr.Number(label="Coverage ≥", elem_id="rp-f-cov-min", minimum=0, maximum=1),
+            gr.Number(label="Coverage ≤", elem_id="rp-f-cov-max", minimum=0, maximum=1),
+            gr.Number(
+                label="Critic score ≥",
+                elem_id="rp-f-critic",
+                minimum=0,
+                maximum=10,
+                visible=not blind,
+            ),
+            gr.Number(
+                label="Win rate ≥", elem_id="rp-f-win", minimum=0, maximum=1, visible=not blind
+            ),
+            _dropdown("Sort", "rp-f-sort"),
+        ]
+
+
 def build_studio(
     services: Services, extra_tabs: Sequence[Callable[[Services], None]] = ()
 ) -> gr.Blocks:
@@ -85,7 +117,8 @@ def build_studio(
 
     # -- layout ------------------------------------------------------------------------------
     blind = settings.blind
-    with gr.Blocks(title="refpool studio") as demo:
+    # fill_width: on a wide screen the studio uses the width, not a centred 60 % column
+    with gr.Blocks(title="refpool studio", fill_width=True) as demo:
         # one short header line, so the painting fits a laptop screen below it
         with gr.Row(elem_id="rp-head", equal_height=True):
             gr.Markdown(
@@ -130,6 +163,9 @@ def build_studio(
                 f_dis = gr.Checkbox(
                     False, label="Only disagreements", visible=not blind, container=False
                 )
+            # folded, in this row: opening the filters still leaves the painting its room
+            with gr.Accordion("More", open=False, elem_id="rp-f-more"):
+                measure_controls = _measure_controls(blind)
             f_apply = gr.Button("Apply filters", elem_id="rp-apply-filters", scale=0, min_width=110)
         filter_controls = [f_photo, f_model, f_round, f_tier, f_rated, f_ladder, f_unrated, f_dis]
         with gr.Tabs(selected="rate") as tabs:
@@ -165,7 +201,7 @@ def build_studio(
         # Hidden plumbing for the key handler ("hidden" keeps them in the DOM for the JS).
         cid_in = gr.Number(elem_id="rp-cid", visible="hidden")
         tier_in = gr.Textbox(elem_id="rp-tier", visible="hidden")
-        seen_in = gr.Number(elem_id="rp-seen", visible="hidden")
+        command_in = gr.Textbox(elem_id="rp-command", visible="hidden")
         delta_in = gr.Number(elem_id="rp-delta", visible="hidden")
         ids_in = gr.Textbox(elem_id="rp-ids", visible="hidden")
         rate_btn = gr.Button("rate", elem_id="rp-rate-btn", visible="hidden")
@@ -178,18 +214,14 @@ def build_studio(
 
         # The `js` hooks send what the key handler captured when the key was pressed
         # (rp.sent: the candidate then on screen, the tier, the note; see static/studio.js).
-        demo.load(h["init"], None, [curator, view, *filter_controls], api_name="init", **FAST)
+        filter_outputs = [*filter_controls, *measure_controls]
+        demo.load(h["init"], None, [curator, view, *filter_outputs], api_name="init", **FAST)
         curator.submit(h["show"], [curator], [view], api_name="show", **FAST).then(
-            h["refresh_filters"], [curator], filter_controls, api_visibility="private", **FAST
+            h["refresh_filters"], [curator], filter_outputs, api_visibility="private", **FAST
         )
-        rate_btn.click(
-            h["rate"],
-            [cid_in, tier_in, note_box, curator, seen_in],
-            [view, note_box],
-            api_name="rate",
-            js="(c, t, n, who, s) => [rp.sent.cid, rp.sent.tier, rp.sent.note, who, rp.sent.seen]",
-            **FAST,
-        )
+        # Ratings are commands the page keeps until acknowledged and POSTs itself to
+        # gradio_api/run/rate (static/studio.js), so it sees every failure and can send again.
+        rate_btn.click(h["rate"], [command_in, curator], [view], api_name="rate", **FAST)
         undo_btn.click(h["undo"], [curator], [view], api_name="undo", **FAST)
         nav_btn.click(
             h["navigate"],
@@ -210,20 +242,20 @@ def build_studio(
         note_btn.click(
             h["note"],
             [cid_in, note_box, curator],
-            [view, note_box],
+            [view],  # never the note box: the curator may be typing in it
             api_name="note",
             js="(c, n, who) => [rp.sent.cid, rp.sent.note, who]",
             **FAST,
         )
         f_apply.click(
             h["filters"],
-            [*filter_controls, curator],
-            [view, *filter_controls],
+            [*filter_controls, curator, *measure_controls],
+            [view, *filter_outputs],
             api_name="filters",
             **FAST,
         )
         filters_box.expand(
-            h["refresh_filters"], [curator], filter_controls, api_visibility="private", **FAST
+            h["refresh_filters"], [curator], filter_outputs, api_visibility="private", **FAST
         )
         grid_tab.select(h["grid"], [page, curator], [grid_view], api_name="grid", **FAST)
         page_btn.click(h["grid"], [page, curator], [grid_view], api_visibility="private", **FAST)
@@ -238,6 +270,6 @@ def build_studio(
         grid_undo_btn.click(
             h["grid_undo"], [page, curator], [grid_view], api_name="grid_undo", **FAST
         )
-        agree_tab.select(h["agreement"], None, [agree_view], api_name="agreement", **FAST)
-        agree_btn.click(h["agreement"], None, [agree_view], api_visibility="private", **FAST)
+        agree_tab.select(h["agreement"], [curator], [agree_view], api_name="agreement", **FAST)
+        agree_btn.click(h["agreement"], [curator], [agree_view], api_visibility="private", **FAST)
     return demo

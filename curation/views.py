@@ -1,13 +1,18 @@
 """HTML for the studio, built from service results. Every user-supplied string is escaped
 here (notes, program source, critique text, photo credits, curator names), and nothing
-else in the UI writes HTML.
+else in the UI writes HTML. Captions go through curation.captions.caption (bidi controls
+dropped). A blind curator's page is built by curation/blind_view.py instead.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from curation.agreement import AgreementReport
+from curation.blind_view import blind_grid_html, blind_screen_html, tile_html
+from curation.captions import caption, message_html
+from curation.commands import command_attrs
 from curation.grid import Grid
 from curation.studio import Screen
 from refpool.core.contracts import RATING_TIERS
@@ -16,14 +21,8 @@ from refpool.core.html import esc
 
 KEYS_HELP = (
     "<b>1</b> love · <b>2</b> okay · <b>3</b> reject · <b>4</b>/<b>space</b> skip · "
-    "<b>z</b> undo · <b>n</b> note · <b>←/→</b> or <b>k/j</b> previous/next"
+    "<b>z</b> undo · <b>n</b> note · <b>←/→</b> or <b>k/j</b> previous/next · <b>?</b> all keys"
 )
-
-
-def message_html(message: str, level: str = "info") -> str:
-    if not message:
-        return '<div class="rp-msg rp-empty"></div>'
-    return f'<div class="rp-msg rp-{esc(level)}" role="status">{esc(message)}</div>'
 
 
 def refusal_text(exc: RefpoolError) -> str:
@@ -48,6 +47,8 @@ def error_view(message: str) -> str:
 
 def screen_html(s: Screen) -> str:
     """The big view. Data attributes carry what the key handler sends back to the server."""
+    if s.blind is not None:
+        return blind_screen_html(s, s.blind)
     d = s.detail
     prefetch = " ".join(esc(u) for u in s.prefetch)
     head = (
@@ -57,6 +58,7 @@ def screen_html(s: Screen) -> str:
         f' data-next-cid="{s.next_id or ""}" data-next-url="{esc(s.next_url or "")}"'
         f' data-chain="{esc(" ".join(f"{cid}|{url}" for cid, url in s.chain))}"'
         f' data-level="{esc(s.level)}"'
+        + command_attrs(s.tokens, s.command, s.outcome)
         + "".join(
             f' data-{name}-cid="{cid}" data-{name}-url="{esc(url)}"'
             for name, (cid, url) in (
@@ -91,7 +93,7 @@ def screen_html(s: Screen) -> str:
         else f'<div id="rp-img" class="rp-missing" data-cid="{d.id}">{esc(d.png_problem)}</div>'
     )
     ph = d.photo
-    credit = " · ".join(esc(x) for x in (ph.licence_label, ph.author) if x) if ph else ""
+    credit = " · ".join(caption(x) for x in (ph.licence_label, ph.author) if x) if ph else ""
     link = (
         f' · <a href="{esc(ph.source_url)}" target="_blank" rel="noopener noreferrer">source</a>'
         if ph and ph.source_url.startswith(("http://", "https://"))
@@ -109,7 +111,7 @@ def screen_html(s: Screen) -> str:
     )
     others = "".join(
         f'<span class="rp-other">{esc(name)}: <span class="rp-tier rp-{esc(r["tier"])}">{esc(r["tier"])}</span>'
-        + (f" “{esc(r['note'])}”" if r.get("note") else "")
+        + (f" “{caption(r['note'])}”" if r.get("note") else "")
         + "</span>"
         for name, r in sorted(d.others.items())
     )
@@ -132,7 +134,7 @@ def screen_html(s: Screen) -> str:
         ),
         f"you: {mine}",
     ]
-    note = f'<div class="rp-note">your note: {esc(d.my_note)}</div>' if d.my_note else ""
+    note = f'<div class="rp-note">your note: {caption(d.my_note)}</div>' if d.my_note else ""
     history = "".join(
         f'<figure class="rp-stage{" rp-current" if st.id == d.id else ""}" data-rp-goto="{st.id}">'
         + (
@@ -141,7 +143,7 @@ def screen_html(s: Screen) -> str:
             else '<div class="rp-missing">no render</div>'
         )
         + f"<figcaption><b>round {st.round}</b> #{st.id}{'' if st.accepted else ' (failed gate)'}"
-        + f"<br>{esc(st.critique) or '<i>no critique</i>'}</figcaption></figure>"
+        + f"<br>{caption(st.critique) or '<i>no critique</i>'}</figcaption></figure>"
         for st in d.history
     )
     label = "Program" + (f" ({esc(d.program_note)})" if d.program_note else "")
@@ -156,7 +158,7 @@ def screen_html(s: Screen) -> str:
         + f'<div class="rp-meta">{" · ".join(meta)}</div>'  # above: its id is never below the fold
         + '<div class="rp-main">'
         + f'<figure class="rp-render">{render}</figure>'
-        + f'<figure class="rp-photo">{photo}<figcaption>{esc(ph.file_name if ph else "")}<br>{credit}{link}</figcaption></figure>'
+        + f'<figure class="rp-photo">{photo}<figcaption>{caption(ph.file_name if ph else "")}<br>{credit}{link}</figcaption></figure>'
         + "</div>"
         + (f'<div class="rp-others">{others}</div>' if others else "")
         + note
@@ -168,21 +170,16 @@ def screen_html(s: Screen) -> str:
 
 
 def grid_html(g: Grid) -> str:
+    if g.blind is not None:
+        return blind_grid_html(g, g.blind)
     tiles = "".join(
-        f'<figure class="rp-tile" data-cid="{t.id}" data-tier="{esc(t.my_tier or "")}">'
-        + (
-            f'<img src="{esc(t.thumb_url)}" loading="lazy" alt="candidate {t.id}">'
-            if t.thumb_url
-            else '<div class="rp-missing">missing PNG</div>'
+        tile_html(
+            t.id,
+            f"#{t.id} r{t.round}" + (f" {caption(t.generator)}" if t.generator else ""),
+            t.my_tier,
+            t.thumb_url,
+            f"candidate {t.id}",
         )
-        + f"<figcaption>#{t.id} r{t.round}"
-        + (f" {esc(t.generator)}" if t.generator else "")
-        + (
-            f' <span class="rp-tier rp-{esc(t.my_tier)}">{esc(t.my_tier)}</span>'
-            if t.my_tier
-            else ""
-        )
-        + "</figcaption></figure>"
         for t in g.tiles
     )
     progress = f'<div class="rp-progress">{esc(g.progress.text())}</div>' if g.progress else ""
@@ -191,7 +188,8 @@ def grid_html(g: Grid) -> str:
         + message_html(g.message, g.level)
         + progress
         + f'<div class="rp-gridinfo">page {g.page}/{g.pages} · click thumbnails to select,'
-        " shift-click for a range</div>" + f'<div class="rp-tiles">{tiles}</div></div>'
+        " shift-click for a range · arrow keys move, Enter opens, space selects</div>"
+        + f'<div class="rp-tiles">{tiles}</div></div>'
     )
 
 
@@ -199,7 +197,11 @@ def _k(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def agreement_html(r: AgreementReport, blind: bool = False) -> str:
+def agreement_html(
+    r: AgreementReport, blind: bool = False, link: Callable[[int], int] | None = None
+) -> str:
+    """The Agreement tab; `link` turns an id into what the page's goto sends (a lead's
+    token in a blind studio)."""
     if blind:
         return message_html(
             "Agreement is hidden in blind mode (it reveals other curators' ratings).", "warn"
@@ -235,7 +237,10 @@ def agreement_html(r: AgreementReport, blind: bool = False) -> str:
             f"<h4>Confusion: {esc(p.a)} (rows) × {esc(p.b)} (columns)</h4>"
             f"<table class='rp-table rp-confusion'><tr><th></th>{head}</tr>{body}</table>"
         )
-    links = " ".join(f'<a href="#" data-rp-goto="{i}">#{i}</a>' for i in r.disagreements[:200])
+    goto = link or (lambda i: i)
+    links = " ".join(
+        f'<a href="#" data-rp-goto="{goto(i)}">#{i}</a>' for i in r.disagreements[:200]
+    )
     out += (
         f"<h4>Disagreements to resolve: {len(r.disagreements)}</h4>"
         f'<div class="rp-disagree">{links or "none"}</div></div>'

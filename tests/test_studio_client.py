@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import re
 import socket
+import uuid
 
 import pytest
 from factories import populate
@@ -28,6 +30,22 @@ def cid_of(html: str) -> int | None:
     return int(m.group(1)) if m and m.group(1) else None
 
 
+def command(html: str, cid: int, tier: str, note: str = "", seen: int = 0) -> str:
+    """A rating command as the page makes one: a fresh id and the view's token for `cid`."""
+    pairs = re.search(r'data-tokens="([^"]*)"', html).group(1).split()
+    token = dict(p.split(":") for p in pairs).get(str(cid), "")
+    return json.dumps(
+        {
+            "id": uuid.uuid4().hex,
+            "cid": cid,
+            "tier": tier,
+            "note": note,
+            "seen": seen,
+            "token": token,
+        }
+    )
+
+
 @pytest.fixture(scope="module")
 def app(tmp_path_factory):
     store = Store(tmp_path_factory.mktemp("studio-client"))
@@ -44,10 +62,15 @@ def test_rate_undo_navigate_note_via_api(app):
     store, ids, client = app
     who, html, *_ = client.predict(api_name="/init")
     assert who == "curator" and cid_of(html) == ids[0]
-    html, note = client.predict(ids[0], "love", "first!", "cal", 0, api_name="/rate")
-    assert cid_of(html) == ids[1] and "Saved love" in html and note == ""
+    html = client.predict("cal", api_name="/show")
+    first = command(html, ids[0], "love", "first!")
+    html = client.predict(first, "cal", api_name="/rate")
+    assert cid_of(html) == ids[1] and "Saved love" in html and 'data-outcome="saved"' in html
     assert my_latest(store, "cal") == {ids[0]: "love"}
-    html, _ = client.predict(ids[1], "great", "", "cal", 0, api_name="/rate")
+    again = client.predict(first, "cal", api_name="/rate")  # the same command, sent again
+    assert 'data-outcome="duplicate"' in again and "Already saved love" in again
+    assert len(store.query("SELECT id FROM ratings WHERE curator = 'cal'")) == 1
+    html = client.predict(command(html, ids[1], "great"), "cal", api_name="/rate")
     assert "tier must be one of" in html and cid_of(html) == ids[1]
     html = client.predict("cal", api_name="/undo")
     assert cid_of(html) == ids[0] and my_latest(store, "cal") == {}
@@ -55,8 +78,8 @@ def test_rate_undo_navigate_note_via_api(app):
     assert cid_of(html) == ids[1]
     html = client.predict("cal", api_name="/show")  # the stored cursor
     assert cid_of(html) == ids[1]
-    html, kept = client.predict(ids[1], "needs more red", "cal", api_name="/note")
-    assert "with your rating" in html and kept == "needs more red"
+    html = client.predict(ids[1], "needs more red", "cal", api_name="/note")
+    assert "with your rating" in html  # the page keeps the note in its box
 
 
 def test_filters_grid_and_agreement_via_api(app):
@@ -79,7 +102,8 @@ def test_filters_grid_and_agreement_via_api(app):
     grid = client.predict(f"{ids[1]},{ids[3]}", "okay", 1, "gil", api_name="/grid_rate")
     assert "Saved okay for 2" in grid
     assert my_latest(store, "gil") == {ids[1]: "okay", ids[3]: "okay"}
-    client.predict(ids[1], "reject", "", "hal", 0, api_name="/rate")
+    shown = client.predict(ids[1], "hal", api_name="/goto")  # the tab switch is not returned
+    client.predict(command(shown, ids[1], "reject"), "hal", api_name="/rate")
     report = client.predict(api_name="/agreement")
     assert "Cohen" in report and f'data-rp-goto="{ids[1]}"' in report
 
@@ -127,7 +151,8 @@ def test_login_required_when_auth_is_on(tmp_path):
             Client(url, verbose=False, auth=("alice", "wrong password")).predict(api_name="/init")
         client = Client(url, verbose=False, auth=("alice", "a long secret"))
         # the curator name sent by the client is ignored: the login decides who rates
-        client.predict(ids[0], "okay", "", "mallory", 0, api_name="/rate")
+        shown = client.predict("mallory", api_name="/show")
+        client.predict(command(shown, ids[0], "okay"), "mallory", api_name="/rate")
         assert my_latest(store, "alice") == {ids[0]: "okay"} and my_latest(store, "mallory") == {}
     finally:
         demo.close()

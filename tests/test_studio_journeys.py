@@ -79,43 +79,25 @@ def rating_log(store, who: str) -> list[tuple[int, str, int]]:
 TIERS = {"1": "love", "2": "okay", "3": "reject", "4": "skip"}
 
 
-def test_ten_keys_at_once_rate_ten_candidates_in_order(browser, start):  # noqa: F811
-    """More keys than the page has prefetched: the later ones wait for their candidate."""
-    store, url, ids = start(14)
-    page = open_page(browser, url, "alice")
-    keys = "1231231231"
-    page.evaluate(  # ten keydowns in one task: all pressed before any reply
-        "keys => { for (const key of keys) document.dispatchEvent("
-        "new KeyboardEvent('keydown', { key, bubbles: true })); }",
-        list(keys),
-    )
-    settle(page)
-    assert rating_log(store, "alice") == [(c, TIERS[k], 0) for c, k in zip(ids, keys, strict=False)]
-    assert shown(page) == ids[10]
-    assert "another tab" not in message(page)
+# Ten keys at once: tests/test_studio_outbox.py (a key rates only a painting on screen).
 
 
-def test_a_burst_of_twenty_keys_with_an_undo_mid_burst(browser, start):  # noqa: F811
-    """20 keys typed in 100 ms, z at the 11th: the key after z rates the undone one again."""
-    store, url, ids = start(24)
-    page = open_page(browser, url, "alice")
-    first, rest = "1231231231", "213213213"
-    page.keyboard.type(first + "z" + rest, delay=5)
-    settle(page)
-    want = [(c, TIERS[k], 0) for c, k in zip(ids, first, strict=False)]
-    want[9] = (ids[9], TIERS[first[9]], 1)  # the undone one stays in the log, flagged
-    want += [(c, TIERS[k], 0) for c, k in zip(ids[9:], rest, strict=False)]
-    assert rating_log(store, "alice") == want
-    assert shown(page) == ids[18]
-    assert "another tab" not in message(page)
-
-
-def test_a_key_after_undo_rates_the_undone_painting(browser, start):  # noqa: F811
+def test_keys_after_an_undo_wait_for_the_undone_painting(browser, start):  # noqa: F811
+    """z, then a key before the undo's reply: nothing is on screen, so that key is not
+    applied; once the undone painting shows, the next key rates it again."""
     store, url, ids = start(8)
     page = open_page(browser, url, "alice")
-    page.keyboard.type("111z2")  # a fast run: all within one round trip
+    page.keyboard.type("111")
     settle(page)
-    assert my_latest(store, "alice") == {ids[0]: "love", ids[1]: "love", ids[2]: "okay"}
+    page.evaluate(
+        "() => { for (const key of ['z', '2']) document.dispatchEvent("
+        "new KeyboardEvent('keydown', { key, bubbles: true })); }"
+    )
+    settle(page)
+    assert shown(page) == ids[2] and my_latest(store, "alice") == dict.fromkeys(ids[:2], "love")
+    press(page, "2")
+    want = [(ids[0], "love", 0), (ids[1], "love", 0), (ids[2], "love", 1), (ids[2], "okay", 0)]
+    assert rating_log(store, "alice") == want
     assert shown(page) == ids[3]
     text = message(page)
     assert f"Saved okay for #{ids[2]}" in text and "another tab" not in text
@@ -292,10 +274,10 @@ def test_blind_session(browser, start):  # noqa: F811
         assert hidden not in html, hidden
     for control in ("Final tier", "Rated by", "Model"):  # no such filter on screen
         assert not page.get_by_label(control, exact=True).is_visible()
-    assert "comments stripped" in page.inner_text("#rp-view .rp-program summary")
+    assert page.locator("#rp-view .rp-program").count() == 0  # blind: no program at all
     assert page.inner_text("#rp-view .rp-progress") == f"You rated 0/{len(ids)} in this queue"
     press(page, "2")
-    assert my_latest(store, "alice") == {ids[0]: "okay"}
+    assert list(my_latest(store, "alice").values()) == ["okay"]
     page.get_by_role("tab", name="Pool").click()
     page.wait_for_selector("text=not built in blind mode")
     page.context.close()
@@ -372,19 +354,14 @@ def test_blind_mode_over_programs_that_spell_the_model_five_ways(browser, start)
     shown_ids = [with_program(store, SPELLINGS.replace("600", str(600 + i))) for i in range(2)]
     hidden = with_program(store, "let mykimik3 = 1;\nfunction setup() {}\n")
     page = open_page(browser, url, "alice")
-    for cid in [*shown_ids, hidden]:
-        assert shown(page) == cid
-        page.locator("#rp-view .rp-program summary, #rp-view .rp-program").first.click()
+    for n in range(3):  # in alice's own shuffled order; blind mode shows no program at all
+        assert page.locator("#rp-view .rp-program").count() == 0
         text = page.inner_text("#rp-view").lower()
         html = page.content().lower()
-        for name in ("kimi", "moonshot", "k3"):
-            assert name not in text, (cid, name)
+        for name in ("kimi", "moonshot", "k3", "createcanvas"):
+            assert name not in text, (n, name)
         # the whole page too ("k3" alone also turns up in the page's script bundle names)
-        assert "kimi" not in html and "moonshot" not in html, cid
-        if cid == hidden:
-            assert "hidden in blind mode" in text
-        else:
-            assert "createcanvas(" in page.inner_text("#rp-view .rp-program pre").lower()
+        assert "kimi" not in html and "moonshot" not in html, n
         press(page, "2")
     assert my_latest(store, "alice") == dict.fromkeys([*shown_ids, hidden], "okay")
     page.close()

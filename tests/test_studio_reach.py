@@ -5,6 +5,7 @@ call naming thousands of ids, logout only by the studio's own POST, TLS cookies 
 from __future__ import annotations
 
 import contextlib
+import json
 import subprocess
 import tempfile
 import uuid
@@ -18,6 +19,7 @@ from gradio_client import Client
 from test_studio_client import free_port
 
 from app import launch
+from curation.commands import view_token
 from curation.curators import add_curator
 from curation.exposure import BODY_LIMIT
 from curation.grid import GRID_BATCH_LIMIT
@@ -54,9 +56,12 @@ def ratings(store: Store) -> int:
     return store.query("SELECT COUNT(*) AS n FROM ratings")[0]["n"]
 
 
-def rate_call(cid: int, curator: str = "curator") -> dict:
-    """The body the page posts for a rating (Gradio's /run route, as the studio's JS uses)."""
-    return {"data": [cid, "love", "", curator, None]}
+def rate_call(store, cid: int, curator: str = "curator") -> dict:
+    """The body the page posts for a rating (Gradio's /run route, as the studio's JS uses): a
+    command with a fresh id and the token the view gave for the painting it showed."""
+    token = view_token(store, curator, cid)
+    command = {"id": uuid.uuid4().hex, "cid": cid, "tier": "love", "note": "", "seen": 0}
+    return {"data": [json.dumps(command | {"token": token}), curator]}
 
 
 @contextlib.contextmanager
@@ -76,7 +81,7 @@ def test_a_rebound_name_is_refused_and_the_studio_s_own_names_served(store, stud
     assert page.status_code == 421
     assert "attacker.example" in page.text and "--allowed-host" in page.text
     # the rebinding page's real goal: rate, and read the Agreement tab
-    post = httpx.post(f"{url}/gradio_api/run/rate", json=rate_call(ids[0]), headers=evil)
+    post = httpx.post(f"{url}/gradio_api/run/rate", json=rate_call(store, ids[0]), headers=evil)
     assert post.status_code == 421 and ratings(store) == 0
     assert (
         httpx.post(f"{url}/gradio_api/run/agreement", json={"data": []}, headers=evil).status_code
@@ -85,7 +90,9 @@ def test_a_rebound_name_is_refused_and_the_studio_s_own_names_served(store, stud
     for own in (f"127.0.0.1:{port}", f"localhost:{port}"):
         assert httpx.get(url + "/", headers={"host": own}, timeout=30).status_code == 200
     assert (
-        httpx.post(f"{url}/gradio_api/run/rate", json=rate_call(ids[0]), timeout=30).status_code
+        httpx.post(
+            f"{url}/gradio_api/run/rate", json=rate_call(store, ids[0]), timeout=30
+        ).status_code
         == 200
     )
     assert ratings(store) == 1
@@ -107,18 +114,22 @@ def test_cross_site_posts_are_refused_and_logout_is_a_post_from_the_studio(store
     url = studio(store, require_auth=True)
     evil = {"origin": "https://attacker.example"}
     with logged_in(url) as c:
-        forged = c.post("/gradio_api/run/rate", json=rate_call(ids[0], "alice"), headers=evil)
+        forged = c.post(
+            "/gradio_api/run/rate", json=rate_call(store, ids[0], "alice"), headers=evil
+        )
         assert forged.status_code == 403 and "another site" in forged.text
         assert (
             c.post(
-                "/gradio_api/run/rate", json=rate_call(ids[0]), headers={"origin": "null"}
+                "/gradio_api/run/rate", json=rate_call(store, ids[0]), headers={"origin": "null"}
             ).status_code
             == 403
         )
         assert ratings(store) == 0
         assert (
             c.post(
-                "/gradio_api/run/rate", json=rate_call(ids[0]), headers={"origin": url}
+                "/gradio_api/run/rate",
+                json=rate_call(store, ids[0], "alice"),
+                headers={"origin": url},
             ).status_code
             == 200
         )

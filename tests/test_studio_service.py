@@ -102,11 +102,11 @@ def test_blind_mode_hides_models_and_other_curators(store):
     s = studio.screen(blind, "alice")
     html = views.screen_html(s)
     assert s.detail.generator is None and s.detail.others == {}
-    assert "model procedural" not in html and "bob" not in html and "hidden (blind)" in html
+    assert "procedural" not in html and "bob" not in html and "painting 1 of 2" in html
     f = studio.clean_filters(blind, studio.q.Filters(generator="procedural", curator="bob"))
     assert f.generator is None and f.curator is None
     assert "hidden in blind mode" in views.agreement_html(agreement_report(store), blind=True)
-    open_s = studio.screen(Services(store, Settings()), "alice")
+    open_s = studio.screen(Services(store, Settings()), "alice", ids[0])
     assert open_s.detail.others["bob"]["tier"] == "love"
 
 

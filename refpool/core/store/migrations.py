@@ -267,6 +267,28 @@ def m012_model_call_failure(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE model_calls ADD COLUMN failure TEXT")
 
 
+def m013_curator_leads_and_blind_key(db: sqlite3.Connection) -> None:
+    """Studio: a curator may be a lead (sees agreement and progress in a blind studio), and the
+    store keeps one random key that shuffles each curator's blind queue and ids."""
+    _run_script(
+        db,
+        "ALTER TABLE curators ADD COLUMN lead INTEGER NOT NULL DEFAULT 0;\n"
+        "CREATE TABLE studio_keys (name TEXT PRIMARY KEY, value BLOB NOT NULL);\n",
+    )
+
+
+def m014_rating_commands(db: sqlite3.Connection) -> None:
+    """Studio: a rating keeps the id of the key's command (made by the browser), so a command
+    sent again (a retry, a replay after a reload or a restart) is applied once. The view
+    tokens' key lives in studio_keys (curation/commands.py), made on first use."""
+    _run_script(
+        db,
+        "ALTER TABLE ratings ADD COLUMN command_id TEXT;\n"
+        "CREATE UNIQUE INDEX ratings_command_id ON ratings(command_id);\n"
+        "CREATE TABLE IF NOT EXISTS studio_keys (name TEXT PRIMARY KEY, value BLOB NOT NULL);\n",
+    )
+
+
 # Append new migrations here; their names are recorded in the _migrations table.
 MIGRATIONS: list[Migration] = [
     m001_initial,
@@ -281,6 +303,8 @@ MIGRATIONS: list[Migration] = [
     m010_frozen_releases,  # its SQL lives in refpool/core/store/releases.py
     m011_model_call_served_model,
     m012_model_call_failure,
+    m013_curator_leads_and_blind_key,
+    m014_rating_commands,
 ]
 
 
