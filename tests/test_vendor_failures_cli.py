@@ -205,3 +205,20 @@ def test_calibrate_keeps_the_judges_limit_full(store, cli, tmp_path):
         assert code == 0, err
         assert len(server.requests) == 12
         assert server.max_in_flight == 4  # one candidate at a time held only 2
+
+
+def test_a_judge_outage_is_the_vendors_so_a_rerun_asks_again(store, cli, tmp_path):
+    """An outage repeats identically by nature: the pairs stay unresolved, not refused for
+    good, and the judge is not stopped for the run (issue 31)."""
+    for cov in (0.1, 0.3):
+        _candidate(store, cov, f"c{cov}")
+    folder = _policy(tmp_path, [0.2])
+    with fv.FakeVendor() as vendor:
+        models = _judge_file(tmp_path, vendor.base_url, "judge-down")
+        argv = ("pool", "calibrate", "--paintings", folder, "--models-file", models)
+        code, out, err = cli(*argv)
+        first = len(vendor.calls("judge-down"))
+        assert code == 1 and "call failed: HTTP 500" in out and "was disabled" not in err
+        assert first == 2 * 2 * 4  # two candidates, two orders, four attempts each
+        code, out, err = cli(*argv)
+        assert code == 1 and len(vendor.calls("judge-down")) == 2 * first  # asked again
