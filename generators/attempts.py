@@ -164,10 +164,18 @@ def next_step(
     return Step("retry", delay)
 
 
-def _structured_advice(extra: dict | None) -> str:
-    sent = ((extra or {}).get("response_format") or {}).get("type")
-    others = '"json_object" or "none"' if sent == "json_schema" else '"none"'
-    return f'the server refused structured output {sent!r}: set "structured_output" to {others}'
+def _sent_mode(extra: dict | None) -> str | None:
+    return ((extra or {}).get("response_format") or {}).get("type")
+
+
+def structured_advice(refused: str | None) -> str:
+    """What to set when the server refuses the structured-output mode `refused`: never the
+    mode it just refused (the one home of this advice, for every role)."""
+    other = '"json_object" or "none"' if refused == "json_schema" else '"none"'
+    return (
+        f'the server refuses "structured_output" "{refused}": set "structured_output" to'
+        f" {other} for this model in the models file"
+    )
 
 
 def disabled_message(
@@ -181,7 +189,11 @@ def disabled_message(
     error = model_calls.scrub_secrets(error) or "refused the request"
     head = f"{purpose} {cfg.name} ({cfg.model} at {cfg.base_url}) was disabled for this run"
     if failure.means == vendor.CONFIG:
-        hint = _structured_advice(extra) if failure.field == "structured_output" else failure.hint
+        hint = (
+            structured_advice(_sent_mode(extra))
+            if failure.field == "structured_output"
+            else failure.hint
+        )
         change = f'"{failure.field}"' if failure.field else "its entry"
         return (
             f"{head}: {error}. The models file is the cause: change {change} in the entry for"

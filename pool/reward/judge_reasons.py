@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 from generators import llm, vendor
+from generators.attempts import structured_advice
 from pool.reward.verdict import Reading
 from refpool.core import finish
 from refpool.core.errors import RefpoolError
@@ -61,16 +62,6 @@ def reason(kind: str, detail: str) -> str:
 def reason_kind(text: str) -> str | None:
     """The kind of a stored reason (None for a judge's own reason for its verdict)."""
     return _KIND_OF.get(text.split(":", 1)[0])
-
-
-def structured_advice(refused: str) -> str:
-    """What to set when the server refuses the structured-output mode `refused`: never the
-    mode it just refused."""
-    other = {"json_schema": '"json_object" or "none"'}.get(refused, '"none"')
-    return (
-        f'the server refuses "structured_output" "{refused}": set "structured_output" to'
-        f" {other} for this model in the models file"
-    )
 
 
 def call_failure(result: llm.ChatResult, mode: str) -> str:
