@@ -130,7 +130,11 @@ def test_a_bidi_override_in_a_photo_credit_is_neutralised(browser, everyday):  #
     page = open_page(browser, url, "kim")
     page.evaluate(f"rp.jump({ids[-1]})")
     wait_for_view_of(page, ids[-1])
-    credit = page.inner_text("#rp-view .rp-photo figcaption")
+    # the credit is read once the view's caption holds it: Gradio may redraw its older value
+    # for a moment before the studio puts the newest back
+    caption_js = "document.querySelector('#rp-view .rp-photo figcaption')?.textContent || ''"
+    page.wait_for_function(f"({caption_js}).includes('Lee')")
+    credit = page.evaluate(caption_js)
     assert "Ann YB-CC Lee" in credit and not BIDI_CONTROLS.search(page.content())
     page.close()
 
