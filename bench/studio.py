@@ -6,7 +6,7 @@ Builds a throwaway store of 1,000 candidates with distinct 600x600 PNGs (the ren
 size), launches the studio, opens it in /usr/bin/chromium and presses rating keys. For each
 keypress it records, in the page's own clock (performance.now):
   * shown:     the next candidate's render is in the <img>, decoded, and a frame has been
-               painted (the prefetched image is swapped in at once; see curation/static/studio.js);
+               painted (the prefetched image is swapped in at once; see studio/static/studio.js);
   * confirmed: the server's reply is on screen, i.e. the rating is committed to SQLite
                and the full view (photo, history, progress) has been redrawn.
 It also times previous/next navigation (arrow keys); neighbours are prefetched too.
@@ -37,9 +37,9 @@ from tqdm import tqdm  # noqa: E402
 
 from app import launch  # noqa: E402
 from curation.curators import add_curator  # noqa: E402
-from curation.login import LoginGuard  # noqa: E402
-from curation.studio import Services, Settings  # noqa: E402
+from curation.service import Services, Settings  # noqa: E402
 from refpool.core.store import Store, candidates  # noqa: E402
+from studio.login import LoginGuard  # noqa: E402
 
 FLAGS = [
     "--headless",

@@ -15,7 +15,7 @@ from curation.blind_ids import BlindIds
 from curation.captions import caption, message_html
 from curation.commands import command_attrs
 from curation.grid import Grid
-from curation.studio import Screen
+from curation.service import Screen
 from refpool.core.html import esc
 
 KEYS_HELP = (

@@ -1,6 +1,6 @@
 """Rating commands: what one key in the studio sends, applied at most once.
 
-The browser makes each command (curation/static/studio.js): a fresh id, the candidate on
+The browser makes each command (studio/static/studio.js): a fresh id, the candidate on
 screen when the key was pressed, and that view's token. It keeps the command in
 localStorage until the server answers, so a dropped connection, a reload or a restart
 sends it again; the id, stored with the rating (ratings.command_id), makes a repeat a no-op.

@@ -1,7 +1,7 @@
 """Files the studio serves: renders, source photos, cached thumbnails and draft reports.
 
 The page links each by a name that carries no server path (`media/png/<sha>.png`, ...);
-curation/exposure.py maps a requested name back to its file with `media_file`, only inside
+studio/exposure.py maps a requested name back to its file with `media_file`, only inside
 the folders in `static_dirs`. The database is never served.
 """
 

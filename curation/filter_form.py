@@ -15,7 +15,7 @@ from typing import Any
 from curation import queue as q
 from curation.ratings import live_ratings
 from curation.refine import GATES, MODEL_SORTS, SORTS
-from curation.studio import Services, clean_filters
+from curation.service import Services, clean_filters
 from refpool.core.errors import InputError
 from refpool.core.store import candidates
 from refpool.core.store.photos import list_photos

@@ -12,7 +12,7 @@ from curation import queue as q
 from curation.blind_ids import BlindIds
 from curation.files import thumbnail_url
 from curation.ratings import my_latest, record_rating
-from curation.studio import Services, current_queue, undo_message
+from curation.service import Services, current_queue, undo_message
 from curation.viewer import sees_everyone, viewer_ids
 from refpool.core.errors import InputError
 from refpool.core.store import candidates

@@ -1,6 +1,6 @@
 """What the page preloads: the renders the next keypresses will most likely show.
 
-The browser (curation/static/studio.js) shows the next one at once from these, ahead of
+The browser (studio/static/studio.js) shows the next one at once from these, ahead of
 the server's reply; the rating still goes to the server with the id the page showed.
 """
 

@@ -14,7 +14,7 @@ from curation.blind_view import blind_grid_html, blind_screen_html, tile_html
 from curation.captions import caption, message_html
 from curation.commands import command_attrs
 from curation.grid import Grid
-from curation.studio import Screen
+from curation.service import Screen
 from refpool.core.contracts import RATING_TIERS
 from refpool.core.errors import RefpoolError
 from refpool.core.html import esc

@@ -115,7 +115,7 @@ def pipeline_run(home: Path, n_candidates: int, rounds: int) -> Run:
 def studio(home: Path) -> Iterator[str]:
     """The studio on `home`, as `refpool studio` starts it; yields its URL."""
     from app import launch
-    from curation.studio import Services, Settings
+    from curation.service import Services, Settings
     from refpool.core.store import Store
 
     store = Store(home)

@@ -19,7 +19,7 @@ from refpool.core.errors import RefpoolError
 from renderer.profiles import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("refpool", "renderer", "generators", "curation", "pool")
+PACKAGES = ("refpool", "renderer", "generators", "curation", "pool", "studio")
 README_LIMIT = 12 * 1024
 
 

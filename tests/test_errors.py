@@ -20,14 +20,15 @@ from refpool.core import errors
 
 ROOT = Path(__file__).resolve().parents[1]
 REFPOOL = [sys.executable, "-c", "import sys; from refpool.cli import main; sys.exit(main())"]
-PRODUCT = ("refpool", "renderer", "generators", "curation", "pool")
-CLI_MODULES = {"cli.py", "cli_reward.py", "demo.py", "app.py"}
+PRODUCT = ("refpool", "renderer", "generators", "curation", "pool", "studio")
+# the shells, which speak in flags (studio/launch.py starts the studio for app.py)
+CLI_MODULES = {"cli.py", "cli_reward.py", "demo.py", "app.py", "launch.py"}
 DOCUMENTED = {errors.EXIT_FAILED, errors.EXIT_INFRA}  # what a RefpoolError may end with
 # Exception classes that never reach a user, and why.
 INTERNAL = {
     "SketchFault": "renderer/verdict.py: a hung or crashed sketch, turned into a verdict",
     "StaticPassTimeout": "renderer/jsfacts.py: caught by the gate and reported as a violation",
-    "BodyTooLarge": "curation/exposure.py: stops reading a request body, answered as a 413",
+    "BodyTooLarge": "studio/exposure.py: stops reading a request body, answered as a 413",
 }
 
 
@@ -152,7 +153,8 @@ def test_the_cli_turns_hints_into_flags_and_statuses_into_exit_codes(monkeypatch
 
 def test_the_studio_shows_a_refusal_in_its_own_message_box(store):
     pytest.importorskip("gradio")
-    from curation import handlers, views
+    from curation import views
+    from studio import handlers
 
     def refuses() -> str:
         raise errors.NotFound("candidate 7 does not exist")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("refpool", "renderer", "generators", "curation", "pool")
+PACKAGES = ("refpool", "renderer", "generators", "curation", "pool", "studio")
 
 # Lowest first. A module may import its own unit and anything in a lower layer. Within pool/
 # the sub-packages are layered the same way (POOL_LAYERS), so each concern stands on the ones
@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "generators": 3,
     "curation": 4,
     "pool": 5,
+    "studio": 6,  # the studio's web code (Gradio tabs, handlers, HTTP edge) over every stage
     "refpool.cli": 6,  # shells over everything
     "refpool.demo": 6,
     "refpool.docgen": 6,  # the docs' reference pages, generated from every layer's tables
@@ -41,7 +42,6 @@ POOL_LAYERS: dict[str, int] = {
     "pool.selection": 3,  # drafts and versions
     "pool.diversity": 4,  # the diversity report
     "pool.dataset": 5,  # export, card, publishing, sampler
-    "pool.studio": 6,  # pool's shells: the studio tab and the CLI
     "pool.cli": 6,
     "pool.cli_reward": 6,
 }
@@ -208,7 +208,7 @@ def test_shells_live_on_top_and_nothing_imports_them() -> None:
 def test_publishing_does_not_import_the_studio() -> None:
     """Writing a release needs no web UI: the dataset and its card import no curation UI
     module and nothing that starts an event loop of its own."""
-    ui = ("curation.views", "curation.studio", "curation.ui", "curation.handlers", "gradio")
+    ui = ("curation.views", "curation.service", "studio", "gradio")
     wrong = []
     for module in transitive_imports("pool.dataset.publish") | transitive_imports(
         "pool.dataset.export"
@@ -327,7 +327,7 @@ def test_only_the_record_module_queries_its_table(table: str) -> None:
 
 def test_no_source_file_is_long() -> None:
     files = [*source_files(), *(ROOT / "tests").glob("*.py"), *(ROOT / "bench").glob("*.py")]
-    files += [*(ROOT / "curation" / "static").glob("*.js"), ROOT / "renderer" / "harness.js"]
+    files += [*(ROOT / "studio" / "static").glob("*.js"), ROOT / "renderer" / "harness.js"]
     long = {
         str(p.relative_to(ROOT)): n
         for p in files

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from factories import populate
 
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from pool.selection.draft import MAX_COUNT, SelectionError, build_pool
-from pool.studio.tab import build_draft
 from refpool.cli import main
+from studio.pool_tab import build_draft
 
 
 def build(capsys, *argv: object) -> tuple[int, str, str]:

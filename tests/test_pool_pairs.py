@@ -17,7 +17,7 @@ from pool.diversity.report import write_report
 from pool.similarity import distance as sim
 from pool.similarity import pairs
 from pool.similarity.clusters import NearPairs, clusters_from_pairs, hash_bits
-from pool.studio.blind import blind_metrics
+from studio.pool_blind import blind_metrics
 
 
 def dense_reference(distances: np.ndarray, threshold: float) -> list[list[int]]:

@@ -9,11 +9,11 @@ import pytest
 from factories import add_candidate, add_photo, populate
 
 from curation.ratings import record_rating
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from pool.diversity.analysis import analyse
 from pool.selection.draft import latest_draft
-from pool.studio import tab as pool_view
 from refpool.core.store import candidates
+from studio import pool_tab as pool_view
 
 
 def rate_all(store, ids, pattern=("love", "okay", "reject"), curator="alice"):
@@ -142,7 +142,7 @@ def test_blind_studio_builds_no_draft(store):
 def test_blinded_left_out_reasons_never_use_free_text(store):
     """The aliasing helpers (used for blinded reports) word reasons from structured fields."""
     from pool.selection.draft import build_pool
-    from pool.studio.blind import model_aliases
+    from studio.pool_blind import model_aliases
 
     ids = populate(store, 4, models=("secret-coder-9", "hidden-llm"))
     failed = add_candidate(store, 1, "secret-coder-9", hue=0.9, seed=79, accepted=False)

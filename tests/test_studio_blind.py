@@ -9,13 +9,13 @@ from html import unescape
 
 from factories import add_candidate, add_photo, populate
 
-from curation import studio, views
+from curation import service, views
 from curation.blinding import MASK, mask_names, model_names, strip_js_comments
 from curation.detail import blind_program
 from curation.filter_form import ANY, filter_form
 from curation.queue import Filters
 from curation.ratings import record_rating
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from refpool.core.store import candidates
 
 MODELS = ("Kimi-K3", "secret-coder-9")
@@ -29,9 +29,9 @@ def test_final_tier_filter_cannot_single_out_another_curators_reject(store):
     ids = populate(store, 6, models=MODELS)
     record_rating(store, ids[2], "bob", "reject")
     f = Filters(tier="reject", unrated_only=True)
-    s = studio.set_filters(blind(store), "alice", f)
+    s = service.set_filters(blind(store), "alice", f)
     assert s.filters.tier is None and s.queue_len == len(ids)  # not just bob's reject
-    assert sorted(studio.current_queue(blind(store), "alice")) == ids
+    assert sorted(service.current_queue(blind(store), "alice")) == ids
     assert filter_form(blind(store), "alice").tier == [ANY]
 
 
@@ -40,13 +40,13 @@ def test_progress_line_has_only_my_own_counts(store):
     record_rating(store, ids[0], "bob", "love")
     record_rating(store, ids[1], "bob", "reject")
     record_rating(store, ids[2], "alice", "okay")
-    s = studio.screen(blind(store), "alice")
+    s = service.screen(blind(store), "alice")
     text = s.progress.text()
     assert text == f"You rated 1/{len(ids)} in this queue"
     html = views.screen_html(s)
     line = html[html.index('class="rp-progress"') :].split("</div>")[0]
     assert "love" not in line and "reject" not in line and "pool" not in line
-    assert "pool 1 love + 1 okay" in studio.screen(Services(store), "alice").progress.text()
+    assert "pool 1 love + 1 okay" in service.screen(Services(store), "alice").progress.text()
 
 
 def test_blind_mode_shows_no_program_at_all(store):
@@ -54,11 +54,11 @@ def test_blind_mode_shows_no_program_at_all(store):
     cid = add_candidate(store, pid, generator="Kimi-K3")  # its program: "// test program … Kimi-K3"
     program = store.program_source(candidates.get(store, cid).program_sha)
     assert "Kimi-K3" in program
-    s = studio.screen(blind(store), "alice", cid)
+    s = service.screen(blind(store), "alice", cid)
     html = unescape(views.screen_html(s))
     assert s.detail.program is None and "Kimi-K3" not in html and "test program" not in html
     assert "rp-program" not in html
-    assert "test program" in unescape(views.screen_html(studio.screen(Services(store), "al", cid)))
+    assert "test program" in unescape(views.screen_html(service.screen(Services(store), "al", cid)))
 
 
 def test_strip_js_comments_keeps_strings_and_code():
@@ -90,11 +90,11 @@ def test_blind_mode_shows_no_critique_at_all(store):
         },
         existing=cid,
     )
-    s = studio.screen(blind(store), "alice", cid)
+    s = service.screen(blind(store), "alice", cid)
     html = unescape(views.screen_html(s))
     assert "critic-llm-7" not in html and "secret-coder-9" not in html
     assert "bleed" not in html and s.detail.history == []  # a critique is a model's text
-    assert "critic-llm-7" in views.screen_html(studio.screen(Services(store), "alice", cid))
+    assert "critic-llm-7" in views.screen_html(service.screen(Services(store), "alice", cid))
 
 
 def test_filter_choices_name_no_model_and_no_curator(store):
@@ -132,9 +132,9 @@ def test_masking_catches_every_spelling_of_the_model_and_its_vendor(store):
         assert name not in lowered, (name, program)
     assert f"{MASK}_palette" in program and f"function {MASK}()" in program
     assert "createCanvas(600, 600, WEBGL)" in program  # the code itself is kept
-    html = unescape(views.screen_html(studio.screen(blind(store), "alice", cid)))
+    html = unescape(views.screen_html(service.screen(blind(store), "alice", cid)))
     assert "Kimi" not in html and "moonshotai" not in html and "createCanvas" not in html
-    assert "KimiK3" in studio.screen(Services(store), "alice", cid).detail.program
+    assert "KimiK3" in service.screen(Services(store), "alice", cid).detail.program
 
 
 def test_mask_names_spellings_and_words_that_only_look_alike():
@@ -149,6 +149,6 @@ def test_a_program_that_cannot_be_masked_is_hidden_and_says_why(store):
     cid = with_program(store, source)
     program, note = blind_program(source, model_names(store))
     assert program is None and "cannot be masked" in note
-    html = views.screen_html(studio.screen(blind(store), "alice", cid))
+    html = views.screen_html(service.screen(blind(store), "alice", cid))
     assert "mykimi" not in html.lower()
-    assert "mykimik3" in studio.screen(Services(store), "alice", cid).detail.program
+    assert "mykimik3" in service.screen(Services(store), "alice", cid).detail.program

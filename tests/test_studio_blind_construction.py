@@ -17,10 +17,10 @@ from test_studio_browser import browser, open_page, press, shown  # noqa: F401 -
 from test_studio_client import free_port
 
 from app import launch
-from curation import grid, studio, views
+from curation import grid, service, views
 from curation.curators import ensure_curator, is_lead, set_lead
 from curation.ratings import my_latest, record_rating
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from refpool.core.store import Store, candidates
 
 # Not in any models file: the store records it, the studio was never told about it.
@@ -112,9 +112,9 @@ def test_attributes_carry_no_global_id_or_counter(blind_studio):
     store, _, ids = blind_studio
     services = Services(store, Settings(blind=True))
     ensure_curator(store, "eve")
-    s = studio.screen(services, "eve")
-    studio.rate(services, "eve", s.detail.id, "okay")
-    s = studio.screen(services, "eve", s.detail.id)  # shows eve's own rating: data-seen is set
+    s = service.screen(services, "eve")
+    service.rate(services, "eve", s.detail.id, "okay")
+    s = service.screen(services, "eve", s.detail.id)  # shows eve's own rating: data-seen is set
     rows = {r["id"] for r in store.query("SELECT id FROM ratings")}
     html = views.screen_html(s) + views.grid_html(grid.show(services, "eve"))
     values = re.findall(r' data-(?!page|pages)[\w-]+="([^"]*)"', html)
@@ -131,14 +131,14 @@ def test_two_curators_get_different_stable_orders_with_no_block_of_one_model(sto
     photo = candidates.get(store, ids[0]).photo_id
     ids += [add_candidate(store, photo, "model-b", seed=i, hue=i / 20) for i in range(20)]
     services = Services(store, Settings(blind=True))
-    ann, ann_again = studio.current_queue(services, "ann"), studio.current_queue(services, "ann")
-    ben = studio.current_queue(services, "ben")
+    ann, ann_again = service.current_queue(services, "ann"), service.current_queue(services, "ann")
+    ben = service.current_queue(services, "ben")
     assert ann == ann_again and sorted(ann) == sorted(ben) == ids and ann != ben
     model = {c.id: c.generator for c in candidates.get_many(store, ids).values()}
     for order in (ann, ben):
         runs = [len(list(run)) for _, run in groupby(model[i] for i in order)]
         assert max(runs) < 20 and len(runs) >= 10, runs  # mixed, not two blocks
-    assert studio.current_queue(Services(store), "ann") == ids  # an open studio: id order
+    assert service.current_queue(Services(store), "ann") == ids  # an open studio: id order
 
 
 def test_a_lead_sees_agreement_and_progress_while_a_blind_curator_does_not(
@@ -154,9 +154,9 @@ def test_a_lead_sees_agreement_and_progress_while_a_blind_curator_does_not(
     assert "Cohen" in client.predict("lena", api_name="/agreement")
     assert "hidden in blind mode" in client.predict("fred", api_name="/agreement")
     services = Services(store, Settings(blind=True))
-    assert "pool" in studio.screen(services, "lena").progress.text()
-    assert "pool" not in studio.screen(services, "fred").progress.text()
-    lead_view = views.screen_html(studio.screen(services, "lena"))
+    assert "pool" in service.screen(services, "lena").progress.text()
+    assert "pool" not in service.screen(services, "fred").progress.text()
+    lead_view = views.screen_html(service.screen(services, "lena"))
     assert not leaks(lead_view)  # a lead still rates blind
     set_lead(store, "lena", False)
     assert "hidden in blind mode" in client.predict("lena", api_name="/agreement")
@@ -165,7 +165,7 @@ def test_a_lead_sees_agreement_and_progress_while_a_blind_curator_does_not(
 def test_a_blind_curator_rates_by_keyboard_and_the_page_names_nothing(browser, blind_studio):  # noqa: F811
     store, url, ids = blind_studio
     page = open_page(browser, url, "gus")
-    first = studio.current_queue(Services(store, Settings(blind=True)), "gus")[0]
+    first = service.current_queue(Services(store, Settings(blind=True)), "gus")[0]
     assert shown(page) not in ids  # a token, not the id
     assert not leaks(page.content()), leaks(page.content())
     assert page.inner_text("#rp-view .rp-counter") == f"painting 1 of {len(ids)}"

@@ -9,7 +9,7 @@ from test_studio_client import free_port
 from app import launch
 from curation.agreement import agreement_report
 from curation.ratings import my_latest, record_rating
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from refpool.core.store import Store
 
 pytestmark = pytest.mark.browser

@@ -14,7 +14,7 @@ from gradio_client import Client
 from app import launch
 from curation.curators import add_curator
 from curation.ratings import my_latest, record_rating
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from pool.selection.draft import latest_draft
 from refpool.core.store import Store
 

@@ -11,12 +11,12 @@ from test_studio_browser import browser, open_page, shown  # noqa: F401 - fixtur
 from test_studio_client import free_port
 
 from app import launch
-from curation import studio, views
+from curation import service, views
 from curation.captions import BIDI_CONTROLS, caption
 from curation.filter_form import parse_measures, sort_choices
 from curation.queue import Filters
 from curation.ratings import record_rating
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from refpool.core.errors import InputError
 from refpool.core.store import Store, candidates
 
@@ -125,7 +125,7 @@ def test_a_bidi_override_in_a_photo_credit_is_neutralised(browser, everyday):  #
     for char in BIDI:
         assert caption(f"a{char}b") == "ab"
     assert not BIDI_CONTROLS.search(
-        views.screen_html(studio.screen(Services(store), "kim", ids[-1]))
+        views.screen_html(service.screen(Services(store), "kim", ids[-1]))
     )
     page = open_page(browser, url, "kim")
     page.evaluate(f"rp.jump({ids[-1]})")
@@ -153,7 +153,7 @@ def test_search_sort_and_filter_by_what_a_painting_measured(store):
     open_, blind = Services(store), Services(store, Settings(blind=True))
 
     def queue(services: Services, who: str, **f) -> list[int]:
-        return studio.set_filters(services, who, Filters(**f)).queue[:]
+        return service.set_filters(services, who, Filters(**f)).queue[:]
 
     assert queue(open_, "lia", note_text="lovely wash") == [ids[2], ids[4]]
     assert queue(blind, "lia", note_text="lovely wash") == [ids[2]]  # blind: own notes only

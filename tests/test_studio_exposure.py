@@ -18,11 +18,11 @@ from test_studio_client import free_port
 from app import launch, plain_http_warning
 from curation import curators
 from curation.curators import DUMMY_HASH, add_curator, ensure_curator
-from curation.login import HASH_THREAD_PREFIX, LoginGuard
 from curation.ratings import record_rating
-from curation.studio import Services, Settings
-from pool.studio.tab import build_draft
+from curation.service import Services, Settings
 from refpool.core.store import Store
+from studio.login import HASH_THREAD_PREFIX, LoginGuard
+from studio.pool_tab import build_draft
 
 SECRET = "a long secret"
 MODELS = ("secret-coder-9", "hidden-llm")
@@ -315,7 +315,7 @@ def test_a_report_is_handed_on_as_the_file_url_a_browser_would_send(tmp_path):
     """A home with a space or an accent still reaches Gradio's file route, percent-encoded."""
     from urllib.parse import quote
 
-    from curation.exposure import ExposureMiddleware
+    from studio.exposure import ExposureMiddleware
 
     reports = tmp_path / "zoë home" / "reports"
     reports.mkdir(parents=True)

@@ -21,12 +21,12 @@ from test_studio_client import free_port
 from test_studio_exposure import from_address
 from test_studio_reach import SECRET, logged_in, studio  # noqa: F401 - fixture
 
-from curation import connections, guard, login
 from curation.curators import add_curator
-from curation.hosts import HostRules
-from curation.login import LoginGuard
 from curation.sessions import SessionTable
 from refpool.core.store import Store
+from studio import connections, guard, login
+from studio.hosts import HostRules
+from studio.login import LoginGuard
 
 ROOT = Path(__file__).resolve().parent.parent
 UNUSED = (
@@ -146,7 +146,7 @@ CHILD = textwrap.dedent(
     import resource, sys
     from app import launch
     from curation.curators import add_curator
-    from curation.studio import Services, Settings
+    from curation.service import Services, Settings
     from refpool.core.store import Store
 
     store = Store(sys.argv[1])

@@ -10,11 +10,11 @@ from test_studio_browser import browser, message, open_page, press, shown  # noq
 from test_studio_client import free_port
 
 from app import launch
-from curation import studio
+from curation import service
 from curation.curators import add_curator
 from curation.queue import Filters
 from curation.ratings import my_latest
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from refpool.core.store import Store
 
 pytestmark = pytest.mark.browser
@@ -108,7 +108,7 @@ def test_the_server_refuses_a_rating_off_the_queue_and_the_page_says_so(browser,
     store, url, ids = start(6)
     page = open_page(browser, url, "alice")
     # the queue moves on behind this page's back (the API, as another tab would)
-    studio.rate(Services(store, Settings()), "alice", ids[0], "love", expected=ids[0])
+    service.rate(Services(store, Settings()), "alice", ids[0], "love", expected=ids[0])
     press(page, "3")
     text = page.inner_text("#rp-view .rp-error")
     assert f"Not saved: the key was for #{ids[0]}" in text and f"#{ids[1]}" in text
@@ -189,7 +189,7 @@ def test_the_painting_and_its_photo_fit_the_screen(browser, start, tmp_path, siz
 
     big = store.put_png(png_bytes(0.3, size=600, seed=3))  # the renderer's size
     candidates.save(store, {"png_sha": big}, existing=cid)
-    studio.set_filters(Services(store, Settings()), "alice", Filters(round=0, unrated_only=True))
+    service.set_filters(Services(store, Settings()), "alice", Filters(round=0, unrated_only=True))
     width, height = size
     page = browser.new_page(viewport={"width": width, "height": height})
     page.goto(f"{url}?curator=alice")
@@ -221,7 +221,7 @@ def test_the_painting_and_its_photo_fit_the_screen(browser, start, tmp_path, siz
 def test_stored_filters_survive_a_reload_and_apply_keeps_them(browser, start):  # noqa: F811
     store, url, ids = start(6)
     services = Services(store, Settings())
-    studio.set_filters(services, "alice", Filters(generator="glm-x"))
+    service.set_filters(services, "alice", Filters(generator="glm-x"))
     page = open_page(browser, url, "alice")
     assert shown(page) == ids[1]
     page.get_by_text("Queue filters").click()
@@ -316,7 +316,7 @@ def test_a_failed_save_is_shown_and_later_keys_are_not_misapplied(browser, start
     def locked(*args, **kwargs):
         raise sqlite3.OperationalError("database is locked")
 
-    monkeypatch.setattr(studio, "record_rating_and_cursor", locked)
+    monkeypatch.setattr(service, "record_rating_and_cursor", locked)
     page.keyboard.press("1")
     page.keyboard.press("2")
     page.wait_for_selector("#rp-view .rp-error")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from factories import populate
 
-from curation import studio, views
+from curation import service, views
 from curation.filter_form import filter_form, parse_form
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from refpool.core.store.calibration import LadderEntry, save_ladder_entry
 
 
@@ -26,7 +26,7 @@ def calibrated(store) -> list[int]:
 
 def test_the_view_shows_win_rate_and_class(store, calibrated):
     services = Services(store, Settings())
-    s = studio.screen(services, "ana", calibrated[1])
+    s = service.screen(services, "ana", calibrated[1])
     html = views.screen_html(s)
     assert s.detail.ladder == "rung" and s.detail.win_rate == 0.5
     assert "ladder rung (policy wins 50%, heuristic judge)" in html
@@ -40,8 +40,8 @@ def test_the_queue_filters_by_ladder_class(store, calibrated):
         ("uncalibrated", calibrated[3:]),
     ):
         f = parse_form(None, None, None, None, None, cls, False, False)
-        studio.set_filters(services, "ana", f)
-        assert studio.current_queue(services, "ana") == want, cls
+        service.set_filters(services, "ana", f)
+        assert service.current_queue(services, "ana") == want, cls
     assert filter_form(services, "ana").values["ladder"] == "uncalibrated"  # stored filter shows
     with pytest.raises(ValueError):
         parse_form(None, None, None, None, None, "gold", False, False)
@@ -49,16 +49,18 @@ def test_the_queue_filters_by_ladder_class(store, calibrated):
 
 def test_blind_mode_shows_no_ladder_and_ignores_its_filter(store, calibrated):
     blind = Services(store, Settings(blind=True))
-    s = studio.screen(blind, "ana", calibrated[1])
+    s = service.screen(blind, "ana", calibrated[1])
     assert s.detail.win_rate is None and "ladder" not in views.screen_html(s)
     assert filter_form(blind, "ana").ladder == ["(any)"]
-    studio.set_filters(blind, "ana", parse_form(None, None, None, None, None, "rung", False, False))
-    assert len(studio.current_queue(blind, "ana")) == 5
+    service.set_filters(
+        blind, "ana", parse_form(None, None, None, None, None, "rung", False, False)
+    )
+    assert len(service.current_queue(blind, "ana")) == 5
 
 
 def test_the_pool_tab_report_shows_the_ladder(store, calibrated):
     from curation.ratings import record_rating
-    from pool.studio import tab as studio_tab
+    from studio import pool_tab as studio_tab
 
     for cid in calibrated:
         record_rating(store, cid, "ana", "love" if cid % 2 else "okay")

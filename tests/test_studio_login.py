@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from curation.curators import DUMMY_HASH, add_curator, authenticate, verify_password
-from curation.login import LockedOut, LoginGuard, WaitingRoom
+from studio.login import LockedOut, LoginGuard, WaitingRoom
 
 
 class Clock:

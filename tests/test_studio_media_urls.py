@@ -14,7 +14,7 @@ from test_studio_exposure import SECRET, exposed, login  # noqa: F401 - exposed 
 from curation.curators import add_curator
 from curation.detail import load_detail
 from curation.files import static_dirs, thumbnail
-from curation.studio import Services, Settings, screen
+from curation.service import Services, Settings, screen
 from refpool.core.store import Store, candidates
 from refpool.core.store.photos import get_photos, photo_file
 from refpool.intake.photos import import_folder

@@ -19,10 +19,10 @@ from test_studio_client import free_port
 from test_studio_journeys import TIERS, rating_log, settle, start  # noqa: F401 - fixture
 
 from app import launch
-from curation import queue, studio
+from curation import queue, service
 from curation.commands import view_token
 from curation.ratings import my_latest
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from refpool.core.store import Store
 
 pytestmark = pytest.mark.browser
@@ -36,13 +36,13 @@ RECORD_PRESSES = """() => { window.pressed = [];
 
 def slow_replies(monkeypatch, seconds: float) -> None:
     """Every view the studio builds takes `seconds` longer (as on a loaded machine)."""
-    load = studio.load_detail
+    load = service.load_detail
 
     def slow(*args, **kwargs):
         time.sleep(seconds)
         return load(*args, **kwargs)
 
-    monkeypatch.setattr(studio, "load_detail", slow)
+    monkeypatch.setattr(service, "load_detail", slow)
 
 
 def outbox(page) -> str:
@@ -227,8 +227,8 @@ def command(services: Services, who: str, cid: int, tier: str, token: str | None
     return {"id": uuid.uuid4().hex, "cid": cid, "tier": tier, "token": token}
 
 
-def rate(services: Services, who: str, cmd: dict) -> studio.Screen:
-    return studio.rate(
+def rate(services: Services, who: str, cmd: dict) -> service.Screen:
+    return service.rate(
         services, who, cmd["cid"], cmd["tier"], expected=cmd["cid"], command_id=cmd["id"],
         token=cmd["token"],
     )  # fmt: skip
@@ -237,7 +237,7 @@ def rate(services: Services, who: str, cmd: dict) -> studio.Screen:
 def test_a_command_is_applied_once_and_only_for_a_shown_painting(store):
     services = Services(store, Settings())
     ids = populate(store, 4)
-    studio.screen(services, "alice")
+    service.screen(services, "alice")
     first = command(services, "alice", ids[0], "love")
     assert rate(services, "alice", first).outcome == "saved"
     again = rate(services, "alice", first)  # a retry, or a replay after a reload
@@ -259,7 +259,7 @@ def test_a_command_is_applied_once_and_only_for_a_shown_painting(store):
 def test_one_key_is_one_write_one_session_load_and_one_queue(store, monkeypatch):
     services = Services(store, Settings())
     ids = populate(store, 6)
-    studio.screen(services, "alice")
+    service.screen(services, "alice")
     writes: list[str] = []
     store.db.set_trace_callback(
         lambda sql: (
@@ -269,9 +269,9 @@ def test_one_key_is_one_write_one_session_load_and_one_queue(store, monkeypatch)
         )
     )
     loads, builds = [], []
-    load_session, queue_for = queue.load_session, studio.queue_for
+    load_session, queue_for = queue.load_session, service.queue_for
     monkeypatch.setattr(queue, "load_session", lambda *a: loads.append(1) or load_session(*a))
-    monkeypatch.setattr(studio, "queue_for", lambda *a: builds.append(1) or queue_for(*a))
+    monkeypatch.setattr(service, "queue_for", lambda *a: builds.append(1) or queue_for(*a))
     s = rate(services, "alice", command(services, "alice", ids[0], "okay"))
     store.db.set_trace_callback(None)
     assert s.outcome == "saved" and s.candidate_id == ids[1]

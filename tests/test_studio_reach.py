@@ -21,12 +21,12 @@ from test_studio_client import free_port
 from app import launch
 from curation.commands import view_token
 from curation.curators import add_curator
-from curation.exposure import BODY_LIMIT
 from curation.grid import GRID_BATCH_LIMIT
-from curation.hosts import HostRules, check_allowed_host, check_trusted_proxy
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from refpool.core.errors import InputError
 from refpool.core.store import Store
+from studio.exposure import BODY_LIMIT
+from studio.hosts import HostRules, check_allowed_host, check_trusted_proxy
 
 SECRET = "a long secret"
 

@@ -7,11 +7,11 @@ import json
 import pytest
 from factories import add_candidate, add_photo, populate
 
-from curation import grid, studio, views
+from curation import grid, service, views
 from curation.agreement import agreement_report
 from curation.detail import load_detail
 from curation.ratings import my_latest, record_rating
-from curation.studio import Services, Settings
+from curation.service import Services, Settings
 from refpool import cli
 
 
@@ -22,35 +22,35 @@ def services(store) -> Services:
 
 def test_rating_advances_and_a_new_session_resumes(services, store):
     ids = populate(store, 5)
-    s = studio.screen(services, "alice")
+    s = service.screen(services, "alice")
     assert s.candidate_id == ids[0] and s.next_id == ids[1] and len(s.prefetch) >= 2
-    s = studio.rate(services, "alice", ids[0], "love")
+    s = service.rate(services, "alice", ids[0], "love")
     assert s.candidate_id == ids[1] and s.level == "ok" and "Saved love" in s.message
     assert my_latest(store, "alice") == {ids[0]: "love"}  # committed before the screen exists
-    s = studio.rate(services, "alice", ids[1], "skip")
+    s = service.rate(services, "alice", ids[1], "skip")
     assert s.candidate_id == ids[2]
     # a "reload": nothing from the previous screens, only the store
     fresh = Services(type(store)(store.home), services.settings)
-    assert studio.screen(fresh, "alice").candidate_id == ids[2]
+    assert service.screen(fresh, "alice").candidate_id == ids[2]
     # undo goes back to the undone candidate and keeps the cursor there
-    assert studio.undo(services, "alice").candidate_id == ids[1]
-    assert studio.screen(fresh, "alice").candidate_id == ids[1]
-    assert studio.navigate(services, "alice", ids[1], 1).candidate_id == ids[2]
-    assert studio.navigate(services, "alice", ids[2], -1).candidate_id == ids[1]
+    assert service.undo(services, "alice").candidate_id == ids[1]
+    assert service.screen(fresh, "alice").candidate_id == ids[1]
+    assert service.navigate(services, "alice", ids[1], 1).candidate_id == ids[2]
+    assert service.navigate(services, "alice", ids[2], -1).candidate_id == ids[1]
 
 
 def test_skipped_come_back_after_the_rest(services, store):
     ids = populate(store, 3)
-    studio.rate(services, "alice", ids[0], "skip")
-    studio.rate(services, "alice", ids[1], "okay")
-    s = studio.rate(services, "alice", ids[2], "okay")
+    service.rate(services, "alice", ids[0], "skip")
+    service.rate(services, "alice", ids[1], "okay")
+    s = service.rate(services, "alice", ids[2], "okay")
     assert s.candidate_id == ids[0]
-    s = studio.rate(services, "alice", ids[0], "love")
+    s = service.rate(services, "alice", ids[0], "love")
     assert "Everything in this queue is rated" in s.message
 
 
 def test_empty_store_says_what_to_do(services):
-    s = studio.screen(services, "alice")
+    s = service.screen(services, "alice")
     assert s.detail is None and s.level == "warn" and "no candidates" in s.message
     assert "refpool demo" in views.screen_html(s)
     g = grid.show(services, "alice")
@@ -59,17 +59,17 @@ def test_empty_store_says_what_to_do(services):
 
 def test_candidate_deleted_while_shown(services, store):
     ids = populate(store, 3)
-    studio.screen(services, "alice")
+    service.screen(services, "alice")
     with store.write_lock:
         store.db.execute("DELETE FROM candidates WHERE id = ?", (ids[0],))
-    s = studio.rate(services, "alice", ids[0], "love")
+    s = service.rate(services, "alice", ids[0], "love")
     assert s.level == "warn" and "no longer exists" in s.message and s.candidate_id == ids[1]
     assert store.query("SELECT COUNT(*) AS n FROM ratings")[0]["n"] == 0
     # the stored cursor pointing at a deleted row also recovers on reload
-    studio.goto(services, "alice", ids[1])
+    service.goto(services, "alice", ids[1])
     with store.write_lock:
         store.db.execute("DELETE FROM candidates WHERE id = ?", (ids[1],))
-    s = studio.screen(services, "alice")
+    s = service.screen(services, "alice")
     assert s.candidate_id == ids[2] and s.level == "warn"
 
 
@@ -77,19 +77,19 @@ def test_missing_png_is_shown_not_crashed(services, store):
     (a,) = populate(store, 1)
     sha = store.query("SELECT png_sha FROM candidates")[0][0]
     store.png_path(sha).unlink()
-    s = studio.screen(services, "alice")
+    s = service.screen(services, "alice")
     assert s.detail.png_url is None and "missing on disk" in s.detail.png_problem
     html = views.screen_html(s)
     assert 'class="rp-missing"' in html and "re-render" in html
-    assert studio.rate(services, "alice", a, "reject").level == "ok"  # still ratable
+    assert service.rate(services, "alice", a, "reject").level == "ok"  # still ratable
 
 
 def test_two_tabs_rating_the_same_item(services, store):
     ids = populate(store, 2)
-    tab1 = studio.screen(services, "alice")
-    tab2 = studio.screen(services, "alice")
-    studio.rate(services, "alice", ids[0], "love", seen=tab1.detail.seen)
-    s = studio.rate(services, "alice", ids[0], "okay", seen=tab2.detail.seen)
+    tab1 = service.screen(services, "alice")
+    tab2 = service.screen(services, "alice")
+    service.rate(services, "alice", ids[0], "love", seen=tab1.detail.seen)
+    s = service.rate(services, "alice", ids[0], "okay", seen=tab2.detail.seen)
     assert s.level == "warn" and "another tab" in s.message and "love" in s.message
     assert my_latest(store, "alice") == {ids[0]: "okay"}
     assert store.query("SELECT COUNT(*) AS n FROM ratings")[0]["n"] == 2  # both kept in the log
@@ -99,14 +99,14 @@ def test_blind_mode_hides_models_and_other_curators(store):
     ids = populate(store, 2)
     record_rating(store, ids[0], "bob", "love", note="bob's secret")
     blind = Services(store, Settings(blind=True))
-    s = studio.screen(blind, "alice")
+    s = service.screen(blind, "alice")
     html = views.screen_html(s)
     assert s.detail.generator is None and s.detail.others == {}
     assert "procedural" not in html and "bob" not in html and "painting 1 of 2" in html
-    f = studio.clean_filters(blind, studio.q.Filters(generator="procedural", curator="bob"))
+    f = service.clean_filters(blind, service.q.Filters(generator="procedural", curator="bob"))
     assert f.generator is None and f.curator is None
     assert "hidden in blind mode" in views.agreement_html(agreement_report(store), blind=True)
-    open_s = studio.screen(Services(store, Settings()), "alice", ids[0])
+    open_s = service.screen(Services(store, Settings()), "alice", ids[0])
     assert open_s.detail.others["bob"]["tier"] == "love"
 
 
@@ -129,8 +129,8 @@ def test_everything_user_supplied_is_escaped(services, store):
             (sha, json.dumps(crit), cid),
         )
     record_rating(store, cid, "bob", "okay", note="<script>alert('n')</script>")
-    s = studio.rate(services, "alice", cid, "love", note="<i>mine</i>")
-    html = views.screen_html(studio.screen(services, "alice", cid))
+    s = service.rate(services, "alice", cid, "love", note="<i>mine</i>")
+    html = views.screen_html(service.screen(services, "alice", cid))
     assert "<script>" not in html and "onerror=" not in html.replace("onerror=&quot;", "")
     assert "&lt;script&gt;alert(&#x27;p&#x27;)" in html  # program shown, escaped
     assert "&lt;script&gt;alert(&#x27;c&#x27;)" in html  # critique
@@ -147,9 +147,9 @@ def test_grid_rates_a_batch_and_one_undo_reverts_it(services, store):
     g = grid.rate(services, "alice", ids[:4], "reject")
     assert "Saved reject for 4" in g.message
     assert [t.my_tier for t in g.tiles][:5] == ["reject"] * 4 + [None]
-    studio.rate(services, "alice", ids[5], "love")
-    studio.undo(services, "alice")  # the single rating
-    s = studio.undo(services, "alice")  # the whole batch
+    service.rate(services, "alice", ids[5], "love")
+    service.undo(services, "alice")  # the single rating
+    s = service.undo(services, "alice")  # the whole batch
     assert "4 grid ratings" in s.message and my_latest(store, "alice") == {}
     assert "Select some" in grid.rate(services, "alice", [], "love").message
     assert grid.parse_ids("1, 2 3") == [1, 2, 3]
@@ -210,7 +210,7 @@ def test_the_next_candidates_thumbnails_are_made_before_they_are_shown(store):
     from refpool.core.store import candidates
 
     ids = populate(store, 4)
-    studio.screen(Services(store, Settings(prefetch=2)), "ana", ids[0])
+    service.screen(Services(store, Settings(prefetch=2)), "ana", ids[0])
     files._warmer.submit(lambda: None).result()  # the warmer works in order: wait for it
     made = {p.name.split("_")[0] for p in (store.home / "thumbs").rglob("*.jpg")}
     nxt = candidates.get_many(store, ids[1:3])
@@ -220,14 +220,14 @@ def test_the_next_candidates_thumbnails_are_made_before_they_are_shown(store):
 def test_a_rating_off_the_queue_is_refused_and_blames_another_tab_only_when_it_was(services, store):
     ids = populate(store, 4)
     services.cursor_tab["alice"] = "tab-1"
-    studio.screen(services, "alice")  # the queue is at ids[0]
-    s = studio.rate(services, "alice", ids[1], "love", expected=ids[1], tab="tab-1")
+    service.screen(services, "alice")  # the queue is at ids[0]
+    s = service.rate(services, "alice", ids[1], "love", expected=ids[1], tab="tab-1")
     assert s.level == "error" and s.candidate_id == ids[0]
     assert f"Not saved: the key was for #{ids[1]}" in s.message and f"#{ids[0]}" in s.message
     assert "another tab" not in s.message and my_latest(store, "alice") == {}
-    s = studio.rate(services, "alice", ids[1], "love", expected=ids[1], tab="tab-2")
+    s = service.rate(services, "alice", ids[1], "love", expected=ids[1], tab="tab-2")
     assert "in another tab or window" in s.message and my_latest(store, "alice") == {}
-    s = studio.rate(services, "alice", ids[0], "okay", expected=ids[0], tab="tab-2")
+    s = service.rate(services, "alice", ids[0], "okay", expected=ids[0], tab="tab-2")
     assert s.level == "ok" and my_latest(store, "alice") == {ids[0]: "okay"}
     # a curator with no place in a queue yet (a first API call) has nothing to compare with
-    assert studio.rate(services, "bob", ids[2], "love", expected=ids[2]).level == "ok"
+    assert service.rate(services, "bob", ids[2], "love", expected=ids[2]).level == "ok"

@@ -11,9 +11,9 @@ import httpx
 from test_studio_reach import SECRET, studio  # noqa: F401 - fixture
 
 from curation.curators import add_curator, name_key, remove_curator
-from curation.login import LoginGuard
 from refpool.cli import main as refpool
 from refpool.core.store import Store
+from studio.login import LoginGuard
 
 FULLWIDTH_ALICE = "\uff21lice"  # "Alice" with a fullwidth A, as some keyboards type it
 

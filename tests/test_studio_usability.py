@@ -9,13 +9,14 @@ import sqlite3
 import pytest
 from factories import populate
 
-from curation import grid, handlers, studio, views
+from curation import grid, service, views
 from curation import queue as q
 from curation.agreement import agreement_report
 from curation.curators import check_name
 from curation.filter_form import ANY, filter_form, parse_form
 from curation.ratings import latest_rating, my_latest, record_rating
-from curation.studio import NOTE_LIMIT, Services, Settings
+from curation.service import NOTE_LIMIT, Services, Settings
+from studio import handlers
 
 
 @pytest.fixture
@@ -27,13 +28,13 @@ def test_stored_filters_are_what_the_form_shows_and_apply_keeps_them(services, s
     ids = populate(store, 6)
     assert filter_form(services, "alice").values["model"] == ANY
     f = parse_form("(any)", "glm-x", "0", "(any)", "(any)", "(any)", True, False)
-    studio.set_filters(services, "alice", f)
+    service.set_filters(services, "alice", f)
     form = filter_form(services, "alice")  # what a reload shows
     assert form.values["model"] == "glm-x" and form.values["round"] == "0" and form.unrated_only
     again = parse_form(*(form.values[c] for c in handlers.FILTER_CONTROLS), True, False)
     assert again == f  # pressing Apply with what is shown changes nothing
-    assert studio.current_queue(services, "alice") == q.build_queue(store, "alice", f)
-    assert set(studio.current_queue(services, "alice")) <= set(ids[1::2])
+    assert service.current_queue(services, "alice") == q.build_queue(store, "alice", f)
+    assert set(service.current_queue(services, "alice")) <= set(ids[1::2])
 
 
 def test_filter_choices_are_current(services, store):
@@ -49,7 +50,7 @@ def test_filter_choices_are_current(services, store):
 def test_non_ascii_curator_names_work(services, store):
     ids = populate(store, 2)
     assert check_name("José") == "José" and check_name("李小龙") == "李小龙"
-    s = studio.rate(services, check_name("José"), ids[0], "love")
+    s = service.rate(services, check_name("José"), ids[0], "love")
     assert s.level == "ok" and my_latest(store, "José") == {ids[0]: "love"}
     with pytest.raises(ValueError, match="invalid curator name"):
         check_name("<script>")
@@ -61,8 +62,8 @@ def test_a_failed_save_says_what_went_wrong(services, store, monkeypatch):
     def locked(*args, **kwargs):
         raise sqlite3.OperationalError("database is locked")
 
-    monkeypatch.setattr(studio, "record_rating_and_cursor", locked)
-    s = studio.rate(services, "alice", ids[0], "okay", "keep me")
+    monkeypatch.setattr(service, "record_rating_and_cursor", locked)
+    s = service.rate(services, "alice", ids[0], "okay", "keep me")
     assert s.level == "error" and "Could not save okay" in s.message
     assert "database is locked" in s.message and s.candidate_id == ids[0]
     assert 'data-level="error"' in views.screen_html(s)
@@ -71,25 +72,25 @@ def test_a_failed_save_says_what_went_wrong(services, store, monkeypatch):
 
 def test_rerating_keeps_the_note_and_undo_of_a_note_says_so(services, store):
     ids = populate(store, 3)
-    studio.rate(services, "alice", ids[0], "love", "soft edges")
-    studio.rate(services, "alice", ids[0], "okay")  # re-rated without a new note
+    service.rate(services, "alice", ids[0], "love", "soft edges")
+    service.rate(services, "alice", ids[0], "okay")  # re-rated without a new note
     assert latest_rating(store, ids[0], "alice").note == "soft edges"
-    studio.note(services, "alice", ids[0], "too dark")
-    s = studio.undo(services, "alice")
+    service.note(services, "alice", ids[0], "too dark")
+    s = service.undo(services, "alice")
     assert (
         s.message
         == f"Undid your note on #{ids[0]}; your rating stays okay with the note “soft edges”."
     )
-    s = studio.undo(services, "alice")
+    s = service.undo(services, "alice")
     assert s.message == f"Undid okay on #{ids[0]}."
 
 
 def test_note_length_limit(services, store):
     ids = populate(store, 2)
-    s = studio.rate(services, "alice", ids[0], "love", "x" * (NOTE_LIMIT + 1))
+    s = service.rate(services, "alice", ids[0], "love", "x" * (NOTE_LIMIT + 1))
     assert s.level == "error" and f"the limit is {NOTE_LIMIT}" in s.message
     assert my_latest(store, "alice") == {}
-    s = studio.note(services, "alice", ids[0], "y" * (NOTE_LIMIT + 5))
+    s = service.note(services, "alice", ids[0], "y" * (NOTE_LIMIT + 5))
     assert s.level == "error"
 
 
@@ -99,7 +100,7 @@ def test_grid_undo(services, store):
     g = grid.undo(services, "gina")
     assert "Undid 3 grid ratings" in g.message and my_latest(store, "gina") == {}
     assert "Nothing to undo" in grid.undo(services, "gina").message
-    assert 'data-rp-grid="undo"' in __import__("curation.ui", fromlist=["GRID_BAR"]).GRID_BAR
+    assert 'data-rp-grid="undo"' in __import__("studio.ui", fromlist=["GRID_BAR"]).GRID_BAR
 
 
 def test_agreement_hides_matrices_of_pairs_with_nothing_in_common(store):
@@ -115,20 +116,20 @@ def test_agreement_hides_matrices_of_pairs_with_nothing_in_common(store):
 def test_the_cursor_is_saved_with_the_rating(services, store, monkeypatch):
     """A crash right after the commit (before the reply) must not resume one behind."""
     ids = populate(store, 4)
-    studio.screen(services, "alice")
+    service.screen(services, "alice")
 
     def crash(*args, **kwargs):
         raise SystemExit("killed")
 
-    monkeypatch.setattr(studio, "screen", crash)
+    monkeypatch.setattr(service, "screen", crash)
     with pytest.raises(SystemExit):
-        studio.rate(services, "alice", ids[0], "love")
+        service.rate(services, "alice", ids[0], "love")
     assert my_latest(store, "alice") == {ids[0]: "love"}
     assert q.load_session(store, "alice")[0] == ids[1]
 
 
 def test_pool_tab_speaks_the_curators_words_and_bounds_the_target(services, store):
-    from pool.studio.tab import build_draft, pool_html, pool_report_html
+    from studio.pool_tab import build_draft, pool_html, pool_report_html
 
     ids = populate(store, 6)
     for i, cid in enumerate(ids):

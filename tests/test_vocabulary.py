@@ -122,13 +122,13 @@ def _line_of_verdict() -> int:
 
 
 def test_the_studio_script_takes_its_tiers_from_the_page() -> None:
-    """studio.js maps keys to the rate bar's buttons (curation/ui.py builds them from
+    """studio.js maps keys to the rate bar's buttons (studio/ui.py builds them from
     RATING_ACTIONS) instead of naming the tiers itself."""
     import re
 
-    from curation.ui import GRID_BAR, RATE_BAR
+    from studio.ui import GRID_BAR, RATE_BAR
 
-    script = (ROOT / "curation" / "static" / "studio.js").read_text("utf-8")
+    script = (ROOT / "studio" / "static" / "studio.js").read_text("utf-8")
     assert not re.findall(r"[\"'](love|okay|reject|skip|rung)[\"']", script)
     for action in contracts.RATING_ACTIONS:
         assert f'data-rp-act="{action}"' in RATE_BAR and f'data-rp-grid="{action}"' in GRID_BAR

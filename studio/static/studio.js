@@ -331,7 +331,7 @@
   }, 1000);
   beat();
 
-  // The rating keys come from the page's rate bar (curation/ui.py), so the tiers are named once.
+  // The rating keys come from the page's rate bar (studio/ui.py), so the tiers are named once.
   const rateKey = (k) => Array.from(document.querySelectorAll("[data-rp-key]"))
     .find((b) => b.dataset.rpKey.split(" ").includes(k === " " ? "space" : k));
   document.addEventListener("keydown", (e) => {

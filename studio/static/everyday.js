@@ -1,4 +1,4 @@
-// Everyday keys (issue 34), loaded after studio.js (curation/ui.py: studio_js): apart from
+// Everyday keys (issue 34), loaded after studio.js (studio/ui.py: studio_js): apart from
 // the rating keys, and using only what studio.js publishes on window.rp.
 () => {
   if (window.rpEveryday) return;

@@ -18,7 +18,7 @@ own middleware (its CORS layer would otherwise answer preflights and grant origi
 * **Bounded before login.** With login on, requests without a live session share
   `ANONYMOUS_SLOTS` slots (503 at once when all are taken) and each must finish within
   `ANONYMOUS_DEADLINE` seconds; a logged-in curator's requests take no slot and have no
-  deadline. Logins take no slot either: they wait in the login's fair queue (curation/login.py).
+  deadline. Logins take no slot either: they wait in the login's fair queue (studio/login.py).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ import asyncio
 from dataclasses import dataclass
 from typing import Literal
 
-from curation.exposure import ASGIApp, Message, Receive, Scope, Send, header
-from curation.exposure import _refuse as refuse_with_headers
-from curation.hosts import HostRules
 from curation.sessions import SessionTable
+from studio.exposure import ASGIApp, Message, Receive, Scope, Send, header
+from studio.exposure import _refuse as refuse_with_headers
+from studio.hosts import HostRules
 
 Access = Literal["public", "session"]
 PUBLIC: Access = "public"
@@ -63,7 +63,7 @@ ROUTES: tuple[Route, ...] = (
     Route("/theme.css", READ, PUBLIC),
     Route("/favicon.ico", READ, PUBLIC),
     Route("/gradio_api/startup-events", READ, PUBLIC),  # Gradio's own call at launch
-    Route("/logout", READ | POST, SESSION),  # GET is answered 405 (curation/exposure.py)
+    Route("/logout", READ | POST, SESSION),  # GET is answered 405 (studio/exposure.py)
     Route("/config", READ, SESSION),
     Route("/gradio_api/info", READ, SESSION),
     Route("/gradio_api/run/", POST, SESSION),  # every studio action (queue=False)

@@ -2,7 +2,7 @@
 
 app.py composes it with the later stages' tabs (`build_app`) and launches it.
 
-The handlers are in curation/handlers.py. Keys live in static/studio.js: it queues each key
+The handlers are in studio/handlers.py. Keys live in static/studio.js: it queues each key
 with the candidate on screen when it was pressed and sends them one at a time. A rating is a
 command the page keeps in localStorage until the server acknowledges it and POSTs itself
 (gradio_api/run/rate); the other keys click hidden buttons whose `js` hooks send what was
@@ -19,9 +19,9 @@ import gradio as gr
 
 from curation.files import static_dirs
 from curation.filter_form import ANY
-from curation.handlers import endpoints
-from curation.studio import NOTE_LIMIT, Services
+from curation.service import NOTE_LIMIT, Services
 from refpool.core.contracts import RATING_ACTIONS, SKIP
+from studio.handlers import endpoints
 
 STATIC = Path(__file__).parent / "static"
 PAGE_SCRIPTS = ("studio.js", "everyday.js")  # run in this order: everyday.js uses window.rp

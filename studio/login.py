@@ -20,7 +20,7 @@
 
 `LoginGuard` is plain bookkeeping with an injectable clock; `make_auth` turns it into the
 async callable Gradio's login route awaits. The client address comes from
-`curation.exposure.CLIENT_ADDRESS`, set by the studio's ASGI middleware.
+`studio.exposure.CLIENT_ADDRESS`, set by the studio's ASGI middleware.
 """
 
 from __future__ import annotations

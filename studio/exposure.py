@@ -1,6 +1,6 @@
 """What the served studio adds around Gradio's app (a plain ASGI middleware):
 
-* only the studio's own names are answered (`Host`, see curation/hosts.py), and a
+* only the studio's own names are answered (`Host`, see studio/hosts.py), and a
   state-changing request from another site (`Origin`) is refused;
 * request bodies are limited to BODY_LIMIT bytes (413 with a message);
 * every response forbids framing (X-Frame-Options, CSP frame-ancestors) and MIME sniffing;
@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import quote
 
 from curation.files import is_media_route, media_file
-from curation.hosts import STATE_CHANGING, HostRules
+from studio.hosts import STATE_CHANGING, HostRules
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -1,5 +1,5 @@
-"""The studio's endpoints: translate Gradio inputs to curation/studio.py calls, format with
-curation/views.py. `endpoints(services)` returns them by name; curation/ui.py wires them.
+"""The studio's endpoints: translate Gradio inputs to curation/service.py calls, format with
+curation/views.py. `endpoints(services)` returns them by name; studio/ui.py wires them.
 
 Key actions (rate, undo, navigate, goto, note) never raise: a failure comes back as a
 message in the view, so the browser leaves its "Saving…" state and says what went wrong.
@@ -14,7 +14,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import gradio as gr
 
-from curation import grid, studio, views
+from curation import grid, service, views
 from curation.agreement import agreement_report
 from curation.commands import parse_command
 from curation.filter_form import (
@@ -28,7 +28,7 @@ from curation.filter_form import (
     sort_choices,
 )
 from curation.ratings import latest_rating
-from curation.studio import Services
+from curation.service import RatingRequest, Services
 from curation.viewer import sees_everyone, viewer_ids
 from refpool.core.errors import RefpoolError
 
@@ -39,11 +39,11 @@ FILTER_CONTROLS = ("photo", "model", "round", "tier", "rated_by", "ladder")
 
 def _who(services: Services, claimed: str | None, request: gr.Request | None) -> str:
     username = getattr(request, "username", None) if request is not None else None
-    return studio.resolve_curator(services, claimed, username)
+    return service.resolve_curator(services, claimed, username)
 
 
 def _moved(services: Services, who: str, request: gr.Request | None, html: str) -> str:
-    """Remember which page last moved this curator's cursor (see studio.rate's refusal)."""
+    """Remember which page last moved this curator's cursor (see service.rate's refusal)."""
     tab = getattr(request, "session_hash", None) if request is not None else None
     if tab:
         services.cursor_tab[who] = tab
@@ -121,9 +121,9 @@ def filter_updates(services: Services, who: str | None) -> list[Any]:
 
 def measure_updates(services: Services, who: str | None) -> list[Any]:
     """Search, gate, coverage, critic score, win rate and sort: this curator's stored values."""
-    filters = studio.q.Filters()
+    filters = service.q.Filters()
     if who is not None:
-        filters = studio.clean_filters(services, studio.q.load_session(services.store, who)[1])
+        filters = service.clean_filters(services, service.q.load_session(services.store, who)[1])
     values = measure_values(filters)
     out: list[Any] = list(values)
     out[MEASURES.index("gate")] = gr.Dropdown(choices=gate_choices(), value=values[1])
@@ -141,7 +141,7 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
 
         def act() -> str:
             who = _who(services, curator, request)
-            return _moved(services, who, request, views.screen_html(studio.screen(services, who)))
+            return _moved(services, who, request, views.screen_html(service.screen(services, who)))
 
         return guarded(act)
 
@@ -157,19 +157,18 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
             # the id sent is the one on screen when the key was pressed, with that view's
             # token: the server refuses it unless this curator was shown it and the queue is
             # there; a command already saved is acknowledged, not saved again
-            tab = getattr(request, "session_hash", None)
-            s = studio.rate(
-                services,
-                who,
-                cid,
-                cmd.tier,
-                cmd.note,
-                _seen(services, who, cid, cmd.seen),
+            rating = RatingRequest(
+                curator=who,
+                candidate_id=cid,
+                tier=cmd.tier,
+                note=cmd.note,
+                seen=_seen(services, who, cid, cmd.seen),
                 expected=cid,
-                tab=tab,
+                tab=getattr(request, "session_hash", None),
                 command_id=cmd.command_id,
                 token=cmd.token,
             )
+            s = service.rate_request(services, rating)
             s.command = cmd.command_id
             return _moved(services, who, request, views.screen_html(s))
 
@@ -180,7 +179,7 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
 
         def act() -> str:
             who = _who(services, curator, request)
-            return _moved(services, who, request, views.screen_html(studio.undo(services, who)))
+            return _moved(services, who, request, views.screen_html(service.undo(services, who)))
 
         return guarded(act)
 
@@ -191,7 +190,7 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
 
         def act() -> str:
             who = _who(services, curator, request)
-            s = studio.navigate(services, who, _cid(services, who, candidate_id), int(delta or 1))
+            s = service.navigate(services, who, _cid(services, who, candidate_id), int(delta or 1))
             return _moved(services, who, request, views.screen_html(s))
 
         return guarded(act)
@@ -202,7 +201,7 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
         def act() -> str:
             who = _who(services, curator, request)
             cid = _cid(services, who, candidate_id)
-            s = studio.goto(services, who, cid) if cid else studio.screen(services, who)
+            s = service.goto(services, who, cid) if cid else service.screen(services, who)
             return _moved(services, who, request, views.screen_html(s))
 
         return guarded(act), gr.Tabs(selected="rate")
@@ -215,8 +214,8 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
             who = _who(services, curator, request)
             cid = _cid(services, who, candidate_id)
             if cid is None:
-                return views.screen_html(studio.screen(services, who))
-            s = studio.note(services, who, cid, text or "")
+                return views.screen_html(service.screen(services, who))
+            s = service.note(services, who, cid, text or "")
             return _moved(services, who, request, views.screen_html(s))
 
         return guarded(act)
@@ -248,7 +247,7 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
         measures = (note_text, gate, coverage_min, coverage_max, critic_min, win_min, sort)
         f = replace(f, **parse_measures(*measures)).validate()
         html = _moved(
-            services, who, request, views.screen_html(studio.set_filters(services, who, f))
+            services, who, request, views.screen_html(service.set_filters(services, who, f))
         )
         return [html, *filter_updates(services, who)]
 
@@ -303,7 +302,7 @@ def endpoints(services: Services) -> dict[str, Callable[..., Any]]:
             )
             return [claimed or "", views.error_view(problem), *filter_updates(services, None)]
         screen = guarded(
-            lambda: _moved(services, who, request, views.screen_html(studio.screen(services, who)))
+            lambda: _moved(services, who, request, views.screen_html(service.screen(services, who)))
         )
         return [who, screen, *filter_updates(services, who)]
 

@@ -14,7 +14,7 @@ for ever. `BoundedProtocol` adds:
 
 `studio_server` hands these to the uvicorn server Gradio creates in `launch`, with the
 keep-alive timeout and h11's limit on the size of a request's head, and wraps Gradio's app
-(outermost: curation/guard.py).
+(outermost: studio/guard.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import h11
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from curation.exposure import ASGIApp
+from studio.exposure import ASGIApp
 
 REQUEST_TIMEOUT = 10.0  # seconds for a request's headers and body to arrive
 KEEP_ALIVE = 5  # seconds an idle kept-alive connection stays open (uvicorn's timeout_keep_alive)

@@ -1,6 +1,6 @@
 """The studio's service layer: every action a curator takes, as plain functions.
 
-The Gradio UI (curation/ui.py) only wires these to components and formats their results;
+The Gradio UI (studio/ui.py) only wires these to components and formats their results;
 tests call them directly. Each action returns a `Screen` describing what to show next.
 Every rating is committed to SQLite before a Screen is returned, so the UI can only
 confirm what is already durable; the cursor is stored too, so a reload resumes.
@@ -10,11 +10,10 @@ The big view's contents come from curation/detail.py, grid triage is curation/gr
 from __future__ import annotations
 
 import sqlite3
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from curation import queue as q
-from curation.blind_ids import BlindIds
 from curation.commands import (
     applied,
     not_shown_text,
@@ -23,8 +22,10 @@ from curation.commands import (
     token_matches,
     view_token,
 )
+from curation.contracts import NOTE_LIMIT, RatingRequest, Screen, Services, Settings
 from curation.curators import check_name, ensure_curator
-from curation.detail import Detail, load_detail
+from curation.detail import load_detail
+from curation.gate_confirm import gate_confirm
 from curation.prefetch import prefetch
 from curation.ratings import (
     latest_rating,
@@ -35,62 +36,11 @@ from curation.ratings import (
 )
 from curation.refine import MODEL_SORTS
 from curation.viewer import queue_for, sees_everyone, viewer_ids
-from refpool.core.defaults import TARGET_POOL_SIZE
 from refpool.core.errors import InputError, RefpoolError
-from refpool.core.store import Store, candidates
+from refpool.core.store import candidates
 
-
-@dataclass
-class Settings:
-    blind: bool = False  # hide model names and other curators' ratings
-    target: int = TARGET_POOL_SIZE  # pool size the progress bar counts towards
-    default_curator: str = "curator"
-    auth: bool = False  # curators must log in (set when the studio is exposed)
-    prefetch: int = 3  # how many upcoming renders the browser preloads
-    grid_page_size: int = 48
-
-
-NOTE_LIMIT = 2000  # characters; a note is a remark, not a document
-
-
-@dataclass
-class Services:
-    """What the studio needs: the store and its settings."""
-
-    store: Store
-    settings: Settings = field(default_factory=Settings)
-    # curator -> the page (Gradio session) whose action last moved their cursor: only for
-    # wording a refused rating ("another tab" only when it was one); lost on restart
-    cursor_tab: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class Screen:
-    curator: str
-    detail: Detail | None
-    message: str = ""
-    level: str = "info"  # info | ok | warn | error
-    progress: q.Progress | None = None
-    position: int = 0  # 1-based place in the queue (0: none)
-    queue_len: int = 0
-    prefetch: list[str] = field(default_factory=list)  # image URLs to preload
-    next_id: int | None = None  # where a rating will advance to (shown at once by the JS)
-    next_url: str | None = None
-    neighbours: dict[str, tuple[int, str]] = field(default_factory=dict)  # "1"/"-1" -> (id, url)
-    chain: list[tuple[int, str]] = field(default_factory=list)  # next unrated ones, in order
-    filters: q.Filters = field(default_factory=q.Filters)
-    nonce: int = field(default_factory=time.monotonic_ns)  # changes on every response
-    # blind mode: the curator's tokens for ids; the page is built from a whitelist of
-    # fields (curation/blind_view.py), never from the Detail as a whole
-    blind: BlindIds | None = None
-    tokens: dict[int, str] = field(default_factory=dict)  # id -> view token, for each shown
-    command: str = ""  # the rating command this screen answers (its browser-made id)
-    outcome: str = ""  # saved | duplicate | refused | failed: what became of that command
-    queue: list[int] = field(default_factory=list)  # the queue's ids, in order
-
-    @property
-    def candidate_id(self) -> int | None:
-        return self.detail.id if self.detail else None
+# the studio's contracts (curation/contracts.py) come with the service: callers import one module
+__all__ = ["NOTE_LIMIT", "RatingRequest", "Screen", "Services", "Settings", "rate", "rate_request"]
 
 
 def clean_filters(services: Services, filters: q.Filters) -> q.Filters:
@@ -229,47 +179,56 @@ def check_note(note: str) -> str:
 
 
 def rate(
-    services: Services,
-    curator: str,
-    candidate_id: int,
-    tier: str,
-    note: str = "",
-    seen: int | None = None,
-    expected: int | None = None,
-    tab: str | None = None,
-    command_id: str | None = None,
-    token: str | None = None,
+    services: Services, curator: str, candidate_id: int, tier: str, note: str = "", **options: Any
 ) -> Screen:
+    """`rate_request` for a script or a test: the request's other fields as keywords."""
+    return rate_request(services, RatingRequest(curator, candidate_id, tier, note, **options))
+
+
+def rate_request(services: Services, request: RatingRequest) -> Screen:
     """Record one rating durably, with the cursor it advances to, then show that candidate.
 
-    `expected` is the candidate the page believes the curator's queue is at (the one on
-    screen when the key was pressed). When given, the rating is refused unless the stored
-    cursor is there too: a key applies to what the curator saw, or to nothing. `tab` names
-    the page, so a refusal only blames another tab when it was one. `command_id` is the
-    browser's id for the key: a command already saved is not saved again. `token`, when
-    given, must be the view token the studio showed this curator `candidate_id` with.
-    A re-rating without a new note keeps the note the old rating had.
+    A key applies to what the curator saw, or to nothing (see RatingRequest). A re-rating
+    without a new note keeps the note the old rating had. A love or okay for a painting the
+    gate rejected is recorded only when the same key is pressed on it again (gate_confirm).
     """
-    store = services.store
+    store, curator, candidate_id = services.store, request.curator, request.candidate_id
     try:
-        note = check_note(note)
+        note = check_note(request.note)
     except ValueError as exc:
         return _answer(screen(services, curator, candidate_id, str(exc), "error"), "failed")
     # held from the checks to the commit: a second tab cannot move the cursor in between
     with store.write_lock:
         state = load_state(services, curator)
-        done = applied(store, command_id) if command_id else None
+        done = applied(store, request.command_id) if request.command_id else None
         if done is not None:
             again = f"Already saved {done[1]} for #{done[0]} (this key was sent again; kept once)."
             return _answer(screen(services, curator, None, again, "ok", state=state), "duplicate")
+        token = request.token
         if token is not None and not token_matches(store, curator, candidate_id, token):
             never = not_shown_text(candidate_id, curator)
             return _answer(screen(services, curator, None, never, "error", state=state), "refused")
-        if expected is not None:
-            refused = _off_queue(services, curator, candidate_id, expected, tab, state)
+        if request.expected is not None:
+            refused = _off_queue(
+                services, curator, candidate_id, request.expected, request.tab, state
+            )
             if refused is not None:
                 return _answer(refused, "refused")
-        return _record(services, curator, candidate_id, tier, note, seen, state, command_id)
+        ask = gate_confirm(services, curator, candidate_id, request.tier)
+        if ask:
+            return _answer(
+                screen(services, curator, candidate_id, ask, "error", state=state), "confirm"
+            )
+        return _record(
+            services,
+            curator,
+            candidate_id,
+            request.tier,
+            note,
+            request.seen,
+            state,
+            request.command_id,
+        )
 
 
 def _answer(s: Screen, outcome: str) -> Screen:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from curation.files import report_name, report_url
-from curation.studio import Services
+from curation.service import Services
 from curation.views import count_table, message_html, refusal_text
 from pool.catalog import load_entries
 from pool.diversity.analysis import analyse, headline
@@ -35,10 +35,10 @@ from pool.selection.draft import (
     check_count,
     save_draft,
 )
-from pool.studio.blind import UNKNOWN, blind_detail, blind_metrics, model_aliases
 from refpool.core.errors import InputError, RefpoolError
 from refpool.core.html import esc
 from refpool.core.store import Store, candidates
+from studio.pool_blind import UNKNOWN, blind_detail, blind_metrics, model_aliases
 
 EXAMPLES_PER_REASON = 5
 BLIND_REFUSAL = (

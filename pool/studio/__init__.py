@@ -1,1 +1,0 @@
-"""The studio's Pool tab (tab.py) and what blind mode shows of a pool (blind.py)."""
