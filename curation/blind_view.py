@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from curation.blind_ids import BlindIds
-from curation.captions import caption, message_html
+from curation.captions import caption, message_html, photo_figure
 from curation.commands import command_attrs
 from curation.grid import Grid
 from curation.service import Screen
@@ -91,18 +91,6 @@ def blind_screen_html(s: Screen, tokens: BlindIds) -> str:
         else f'<div id="rp-img" class="rp-missing" data-cid="{token}">'
         f"{caption(counter_words(s.queue, d.png_problem or ''))}</div>"
     )
-    ph = d.photo
-    credit = " · ".join(caption(x) for x in (ph.licence_label, ph.author) if x) if ph else ""
-    link = (
-        f' · <a href="{esc(ph.source_url)}" target="_blank" rel="noopener noreferrer">source</a>'
-        if ph and ph.source_url.startswith(("http://", "https://"))
-        else ""
-    )
-    photo = (
-        f'<img class="rp-photo-img" src="{esc(d.photo_url)}" alt="source photo">'
-        if d.photo_url
-        else f'<div class="rp-missing">{caption(d.photo_problem or "no photo")}</div>'
-    )
     mine = esc(d.my_tier or "unrated")
     counter = f"painting {s.position} of {s.queue_len}" if s.position else "not in your queue"
     meta = (
@@ -115,8 +103,8 @@ def blind_screen_html(s: Screen, tokens: BlindIds) -> str:
         + f'<div class="rp-meta">{meta}</div>'
         + '<div class="rp-main">'
         + f'<figure class="rp-render">{render}</figure>'
-        + f'<figure class="rp-photo">{photo}<figcaption>{caption(ph.file_name if ph else "")}'
-        + f"<br>{credit}{link}</figcaption></figure></div>"
+        + photo_figure(d.photo, d.photo_url, d.photo_problem)
+        + "</div>"
         + note
         + f'<div class="rp-keys">{KEYS_HELP}</div></div>'
     )

@@ -91,8 +91,11 @@ def rate(services: Services, curator: str, ids: list[int], tier: str, page: int 
         except LookupError:
             gone.append(cid)
     msg = f"Saved {tier} for {done} candidates."
-    if gone:
-        msg += f" {len(gone)} no longer exist and were left out: {gone[:10]}."
+    if gone:  # named as the curator knows them: a blind curator by their own tokens
+        tokens = viewer_ids(services.store, curator, services.settings.blind)
+        named = ", ".join(f"#{tokens.token(c) if tokens else c}" for c in gone[:10])
+        more = f" and {len(gone) - 10} more" if len(gone) > 10 else ""
+        msg += f" {len(gone)} no longer exist and were left out: {named}{more}."
     return show(services, curator, page, msg, "warn" if gone else "ok")
 
 

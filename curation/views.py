@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from curation.agreement import AgreementReport
 from curation.blind_view import blind_grid_html, blind_screen_html, tile_html
-from curation.captions import caption, message_html
+from curation.captions import caption, message_html, photo_figure
 from curation.commands import command_attrs
 from curation.grid import Grid
 from curation.service import Screen
@@ -92,18 +92,6 @@ def screen_html(s: Screen) -> str:
         if d.png_url
         else f'<div id="rp-img" class="rp-missing" data-cid="{d.id}">{esc(d.png_problem)}</div>'
     )
-    ph = d.photo
-    credit = " · ".join(caption(x) for x in (ph.licence_label, ph.author) if x) if ph else ""
-    link = (
-        f' · <a href="{esc(ph.source_url)}" target="_blank" rel="noopener noreferrer">source</a>'
-        if ph and ph.source_url.startswith(("http://", "https://"))
-        else ""
-    )
-    photo = (
-        f'<img class="rp-photo-img" src="{esc(d.photo_url)}" alt="source photo">'
-        if d.photo_url
-        else f'<div class="rp-missing">{esc(d.photo_problem or "no photo")}</div>'
-    )
     mine = (
         f'<span class="rp-tier rp-{esc(d.my_tier)}">{esc(d.my_tier)}</span>'
         if d.my_tier
@@ -158,7 +146,7 @@ def screen_html(s: Screen) -> str:
         + f'<div class="rp-meta">{" · ".join(meta)}</div>'  # above: its id is never below the fold
         + '<div class="rp-main">'
         + f'<figure class="rp-render">{render}</figure>'
-        + f'<figure class="rp-photo">{photo}<figcaption>{caption(ph.file_name if ph else "")}<br>{credit}{link}</figcaption></figure>'
+        + photo_figure(d.photo, d.photo_url, d.photo_problem)
         + "</div>"
         + (f'<div class="rp-others">{others}</div>' if others else "")
         + note

@@ -3,11 +3,9 @@ its diversity report under $REFPOOL_HOME/reports/.
 
 Plain functions first (`build_draft`, then `pool_html` / `pool_report_html` to format), then
 `add_pool_tab`, the Gradio wiring that app.py's `build_app` adds to the studio. Selection and
-metrics live in pool/: nothing here recomputes them. In blind mode model names become
-"model A", "model B"... everywhere this tab shows them (the counts, the left-out reasons and
-the report), and curators' names never appear: left-out reasons are then worded from the
-exclusion's structured fields, never from its free-text detail. The studio's blind mode goes
-further and builds no draft at all (`build_draft` says why).
+metrics live in pool/: nothing here recomputes them. A blind studio builds no draft at all
+(`build_draft` says why): a draft is everyone's ratings combined, with the models and the
+reasons behind them, so there is nothing here to mask.
 """
 
 from __future__ import annotations
@@ -38,7 +36,6 @@ from pool.selection.draft import (
 from refpool.core.errors import InputError, RefpoolError
 from refpool.core.html import esc
 from refpool.core.store import Store, candidates
-from studio.pool_blind import UNKNOWN, blind_detail, blind_metrics, model_aliases
 
 EXAMPLES_PER_REASON = 5
 BLIND_REFUSAL = (
@@ -77,7 +74,7 @@ class PoolView:
     okay: int = 0
     target: int = 0
     per_photo: dict[str, int] = field(default_factory=dict)
-    per_model: dict[str, int] = field(default_factory=dict)  # anonymised in blind mode
+    per_model: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     left_out: list[LeftOut] = field(default_factory=list)
     report: DraftReport | None = None
@@ -135,20 +132,11 @@ def check_inputs(
     )
 
 
-def group_left_out(
-    draft: PoolDraft, aliases: dict[str, str] | None = None, per_reason: int = EXAMPLES_PER_REASON
-) -> list[LeftOut]:
-    """Left-out candidates by reason, most common first; blinded when `aliases` is given."""
+def group_left_out(draft: PoolDraft, per_reason: int = EXAMPLES_PER_REASON) -> list[LeftOut]:
+    """Left-out candidates by reason, most common first, each with its whole detail."""
     groups = []
     for reason, items in sorted(draft.reasons().items(), key=lambda kv: (-len(kv[1]), kv[0])):
-        shown = items[:per_reason]
-        examples = [
-            (
-                e.candidate_id,
-                e.detail if aliases is None else blind_detail(e, aliases, draft.params),
-            )
-            for e in shown
-        ]
+        examples = [(e.candidate_id, e.detail) for e in items[:per_reason]]
         groups.append(LeftOut(reason, REASONS.get(reason, reason), len(items), examples))
     return groups
 
@@ -160,11 +148,9 @@ def write_draft_report(
     store = services.store
     label = f"draft {draft_id}"
     a = analyse(store, draft.tiers, label=label, threshold=threshold)
-    reward = ""
-    if services.settings.blind:
-        a = blind_metrics(a, model_aliases(store))
-    else:  # the ladder and the judge's agreement with the curators, as in `refpool report`
-        reward = reward_section(store, a.ids)[0]
+    # never called for a blind studio (it builds no draft); the ladder and the judge's
+    # agreement with the curators, as in `refpool report`
+    reward = reward_section(store, a.ids)[0]
     html = render_html(a, reward=reward)
     out = reports_dir(store) / report_name(draft_id)
     tmp = out.with_name(f".{out.name}.{uuid.uuid4().hex[:8]}.tmp")
@@ -215,15 +201,13 @@ def build_draft(
             text = f"No draft: {refusal_text(exc)}"
         return PoolView(text, "warn", target=tgt)
     draft_id = save_draft(store, draft)
-    aliases = model_aliases(store) if blind else None
     entries = load_entries(store, draft.candidate_ids)
     per_photo: dict[str, int] = {}
     per_model: dict[str, int] = {}
     for cid in draft.candidate_ids:
         photo, generator = entries[cid].photo.file_name, entries[cid].candidate.generator
         per_photo[photo] = per_photo.get(photo, 0) + 1
-        model = aliases.get(generator, UNKNOWN) if aliases else generator
-        per_model[model] = per_model.get(model, 0) + 1
+        per_model[generator] = per_model.get(generator, 0) + 1
     view = PoolView(
         message=f"Draft {draft_id} saved: {len(draft.candidate_ids)} of {tgt} wanted"
         f" (love {draft.count('love')}, okay {draft.count('okay')}).",
@@ -236,7 +220,7 @@ def build_draft(
         per_photo=dict(sorted(per_photo.items(), key=lambda kv: (-kv[1], kv[0]))),
         per_model=dict(sorted(per_model.items(), key=lambda kv: (-kv[1], kv[0]))),
         warnings=list(draft.warnings),
-        left_out=group_left_out(draft, aliases),
+        left_out=group_left_out(draft),
     )
     if not draft.candidate_ids:
         view.report_problem = "The draft is empty, so there is nothing to report on."

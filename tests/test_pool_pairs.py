@@ -17,7 +17,6 @@ from pool.diversity.report import write_report
 from pool.similarity import distance as sim
 from pool.similarity import pairs
 from pool.similarity.clusters import NearPairs, clusters_from_pairs, hash_bits
-from studio.pool_blind import blind_metrics
 
 
 def dense_reference(distances: np.ndarray, threshold: float) -> list[list[int]]:
@@ -217,19 +216,6 @@ def test_metrics_records_write_the_same_json_keys(stocked, tmp_path):
     # the report's one scan of all candidates gives the selection the same numbers as its own
     alone = analyse(store, tiers, label="t").metrics.to_dict()
     assert {k: v for k, v in data.items() if k in alone} == json.loads(json.dumps(alone))
-
-
-def test_blind_metrics_hide_model_names_in_every_table(stocked):
-    store, tiers = stocked
-    a = blind_metrics(analyse(store, tiers), {"procedural": "model A", "glm-x": "model B"})
-    mt = a.metrics
-    assert (
-        set(mt.counts.model)
-        == set(mt.shares.model)
-        == set(mt.tier_by.model)
-        == {"model A", "model B"}
-    )
-    assert "glm-x" not in json.dumps(mt.to_dict())
 
 
 def test_features_are_saved_in_batches_so_an_interrupted_run_keeps_them(store, monkeypatch):

@@ -176,3 +176,14 @@ def test_a_blind_curator_rates_by_keyboard_and_the_page_names_nothing(browser, b
     page.wait_for_selector(".rp-tile")
     assert not leaks(page.content())
     page.close()
+
+
+def test_a_grid_batch_names_vanished_paintings_by_the_curators_own_tokens(store):
+    ids = populate(store, 3)
+    services = Services(store, Settings(blind=True))
+    with store.write_lock:
+        store.db.execute("DELETE FROM candidates WHERE id = ?", (ids[0],))
+    g = grid.rate(services, "eve", [ids[0], ids[1]], "okay")
+    token = grid.viewer_ids(store, "eve", True).token(ids[0])
+    assert f"left out: #{token}." in g.message
+    assert not re.search(rf"#{ids[0]}\b", g.message)
