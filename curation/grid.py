@@ -14,6 +14,7 @@ from curation.files import thumbnail_url
 from curation.ratings import my_latest, record_rating
 from curation.service import Services, current_queue, undo_message
 from curation.viewer import sees_everyone, viewer_ids
+from refpool.core.contracts import POOL_TIERS
 from refpool.core.errors import InputError
 from refpool.core.store import candidates
 
@@ -83,7 +84,12 @@ def rate(services: Services, curator: str, ids: list[int], tier: str, page: int 
             f" names {len(ids)}. Select fewer (one page at a time); nothing was saved"
         )
     batch = f"grid:{uuid.uuid4().hex[:12]}"
-    done, gone = 0, []
+    done, gone, rejected = 0, [], []
+    if tier in POOL_TIERS:  # a gate-rejected painting enters a pool only on purpose, one by one
+        found = candidates.get_many(services.store, ids)
+        rejected = [cid for cid in ids if cid in found and not found[cid].accepted]
+        ids = [cid for cid in ids if cid not in rejected]
+    tokens = viewer_ids(services.store, curator, services.settings.blind)
     for cid in ids:
         try:
             record_rating(services.store, cid, curator, tier, source=batch)
@@ -92,11 +98,19 @@ def rate(services: Services, curator: str, ids: list[int], tier: str, page: int 
             gone.append(cid)
     msg = f"Saved {tier} for {done} candidates."
     if gone:  # named as the curator knows them: a blind curator by their own tokens
-        tokens = viewer_ids(services.store, curator, services.settings.blind)
-        named = ", ".join(f"#{tokens.token(c) if tokens else c}" for c in gone[:10])
-        more = f" and {len(gone) - 10} more" if len(gone) > 10 else ""
-        msg += f" {len(gone)} no longer exist and were left out: {named}{more}."
-    return show(services, curator, page, msg, "warn" if gone else "ok")
+        msg += f" {len(gone)} no longer exist and were left out: {_named(gone, tokens)}."
+    if rejected:
+        msg += (
+            f" {len(rejected)} {'was' if len(rejected) == 1 else 'were'} rejected by the gate"
+            f" and not rated {tier}:"
+            f" {_named(rejected, tokens)}. Open one in the Rate tab to rate it on purpose."
+        )
+    return show(services, curator, page, msg, "warn" if gone or rejected else "ok")
+
+
+def _named(ids: list[int], tokens: BlindIds | None) -> str:
+    named = ", ".join(f"#{tokens.token(c) if tokens else c}" for c in ids[:10])
+    return named + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
 
 
 def undo(services: Services, curator: str, page: int = 1) -> Grid:

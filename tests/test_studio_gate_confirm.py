@@ -8,7 +8,7 @@ from test_studio_browser import browser, message, open_page, press, shown  # noq
 from test_studio_client import free_port
 
 from app import launch
-from curation import service
+from curation import grid, service
 from curation.queue import Filters
 from curation.ratings import latest_rating
 from curation.service import RatingRequest, Services, Settings
@@ -71,3 +71,15 @@ def test_in_the_browser_the_second_press_records_it(browser, store):  # noqa: F8
         page.close()
     finally:
         demo.close()
+
+
+def test_a_grid_batch_leaves_gate_rejected_paintings_out_of_love_and_okay(store):
+    cid = rejected_painting(store)
+    passing = add_candidate(store, add_photo(store, "b.jpg"), seed=8)
+    services = Services(store, Settings())
+    g = grid.rate(services, "kim", [cid, passing], "love")
+    assert f"1 was rejected by the gate and not rated love: #{cid}" in g.message
+    assert latest_rating(store, cid, "kim") is None
+    assert latest_rating(store, passing, "kim").tier == "love"
+    assert grid.rate(services, "kim", [cid], "reject").level == "ok"
+    assert latest_rating(store, cid, "kim").tier == "reject"
