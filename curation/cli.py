@@ -1,4 +1,4 @@
-"""`refpool rate | ratings | curators`: thin shells over curation/ (and the studio's options)."""
+"""`refpool candidates | rate | ratings | curators`: thin shells over curation/ (and the studio's options)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+from curation import candidates_cli
 from curation.curators import add_curator, check_name, list_curators, remove_curator, set_lead
 from curation.ratings import record_rating
 from curation.transfer import FORMATS, export_ratings, import_ratings
@@ -69,6 +70,7 @@ def studio_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    candidates_cli.register(sub)
     p = sub.add_parser(
         "rate",
         help="record one rating from a script",

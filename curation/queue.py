@@ -20,7 +20,7 @@ from curation.refine import GATES, SORTS, refine
 from refpool.core.contracts import RATING_TIERS
 from refpool.core.defaults import TARGET_POOL_SIZE
 from refpool.core.errors import InputError
-from refpool.core.store import Store, calibration, candidates
+from refpool.core.store import Store, calibration, candidates, photo_corrections
 
 TIER_FILTERS = (*RATING_TIERS, "unrated")
 # Calibration's classes (pool ladder): the policy's win rate against the candidate.
@@ -143,6 +143,10 @@ def build_queue(
         generator=filters.generator,
         round=filters.round,
     )
+    withdrawn = photo_corrections.withdrawn(store)
+    if withdrawn:  # a withdrawn photo's paintings can enter no pool: no one is asked to rate them
+        gone = candidates.ids_of_photos(store, withdrawn)
+        ids = [i for i in ids if i not in gone]
     if filters.tier or filters.curator or filters.disagreements:
         votes = live_ratings(store)
         if filters.tier:

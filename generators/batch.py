@@ -29,7 +29,7 @@ from refpool.core.contracts import Candidate, Photo, Render, RoundResult, Violat
 from refpool.core.defaults import GATE_PROFILE, ROUNDS
 from refpool.core.errors import InputError, NotFound
 from refpool.core.seeds import derive_seed
-from refpool.core.store import Store, sha256_bytes
+from refpool.core.store import Store, photo_corrections, sha256_bytes
 from refpool.core.store import candidates as candidate_store
 from refpool.core.store.photos import get_photo, list_photos, photo_file
 
@@ -106,7 +106,11 @@ async def generate_async(
     """
     if candidates < 1 or rounds < 1 or concurrency < 1:
         raise InputError("candidates, rounds and concurrency must each be at least 1")
-    photos = [get_photo(store, i) for i in photo_ids] if photo_ids else list_photos(store)
+    if photo_ids:
+        photos = [get_photo(store, i) for i in photo_ids]
+    else:  # the library, less the photos withdrawn (`refpool photos withdraw`)
+        gone = photo_corrections.withdrawn(store)
+        photos = [p for p in list_photos(store) if p.id not in gone]
     if not photos:
         raise NotFound("no photos in the library; import some with `refpool photos import DIR`")
     endpoints = llm.Endpoints(max_concurrency=concurrency, retry_failed=retry_failed)

@@ -1,4 +1,5 @@
-"""CLI: `refpool generate`, `refpool candidates list` (thin shells over generators/)."""
+"""CLI: `refpool generate` (a thin shell over generators/; `refpool candidates` lives in
+curation/candidates_cli.py, beside the ratings it shows)."""
 
 from __future__ import annotations
 
@@ -63,12 +64,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     g.set_defaults(func=cmd_generate)
 
-    c = sub.add_parser("candidates", help="inspect generated candidates")
-    csub = c.add_subparsers(dest="candidates_command", required=True, metavar="ACTION")
-    ls = csub.add_parser("list", help="id, photo, model, round, accepted, coverage, png path")
-    ls.add_argument("--json", action="store_true", help="print one JSON array")
-    ls.set_defaults(func=cmd_candidates_list)
-
 
 def _store() -> Store:
     return Store.open()
@@ -77,23 +72,24 @@ def _store() -> Store:
 def cmd_generate(args: argparse.Namespace) -> int:
     # imported per call: numpy and friends stay out of `refpool --help` (and tests replace it)
     from generators.batch import generate
+    from generators.recorded import INTERRUPTED
     from generators.summary import format_summary, problems, provenance_lines
+    from refpool.core.store import model_calls
 
-    summary = generate(
-        _store(),
-        photo_ids=args.photos,
-        generators=tuple(args.generator),
-        candidates=args.candidates,
-        rounds=args.rounds,
-        concurrency=args.concurrency,
-        seed=args.seed,
-        progress=not args.no_progress,
-        critic=args.critic,
-        models_file=args.models_file,
-        retry_failed=args.retry_failed,
-        # only when asked: None would override a renderer the caller (a test) bound already
-        **({"renderer": _remote_renderer(args.renderer)} if args.renderer else {}),
-    )
+    store = _store()
+    before = model_calls.last_id(store)
+    try:
+        summary = _generate(generate, store, args)
+    except KeyboardInterrupt:  # the requests in flight were recorded as interrupted: say so
+        stopped = model_calls.with_outcome_after(store, before, INTERRUPTED)
+        if stopped:
+            print(
+                f"interrupted: {len(stopped)} model request(s) in flight were recorded as"
+                " interrupted (model, prompt, parameters, wait); none was paid for as a reply,"
+                " and the rerun asks each again",
+                file=sys.stderr,
+            )
+        raise
     print(json.dumps(summary) if args.json else format_summary(summary))
     if args.json:  # the table's notes, where a user reading the JSON still sees them
         for line in provenance_lines(summary):
@@ -115,6 +111,24 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 1 if trouble else 0
 
 
+def _generate(generate: Any, store: Store, args: argparse.Namespace) -> dict[str, Any]:
+    return generate(
+        store,
+        photo_ids=args.photos,
+        generators=tuple(args.generator),
+        candidates=args.candidates,
+        rounds=args.rounds,
+        concurrency=args.concurrency,
+        seed=args.seed,
+        progress=not args.no_progress,
+        critic=args.critic,
+        models_file=args.models_file,
+        retry_failed=args.retry_failed,
+        # only when asked: None would override a renderer the caller (a test) bound already
+        **({"renderer": _remote_renderer(args.renderer)} if args.renderer else {}),
+    )
+
+
 def _remote_renderer(url: str | None) -> Any:
     """A client of the render service at `url` (the Renderer's interface), or None."""
     if not url:
@@ -122,40 +136,3 @@ def _remote_renderer(url: str | None) -> Any:
     from renderer.client import RenderClient
 
     return RenderClient(url)
-
-
-def cmd_candidates_list(args: argparse.Namespace) -> int:
-    from generators.summary import list_candidates
-
-    rows = list_candidates(_store())
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return 0
-    print(f"{'id':>5} {'photo':<34} {'model':<20} {'rnd':>3} {'ok':>3} {'cov':>6}  png")
-    for r in rows:
-        cov = f"{r['coverage']:.3f}" if r["coverage"] is not None else "-"
-        ok = "yes" if r["accepted"] else r["outcome"] if r["outcome"] != "ok" else "no"
-        print(
-            f"{r['id']:>5} {r['photo'][:34]:<34} {r['model'][:20]:<20} {r['round']:>3}"
-            f" {ok:>3} {cov:>6}  {r['png'] or '-'}"
-        )
-    for line in _served_notes(rows):
-        print(line)
-    print(f"{len(rows)} candidate(s)")
-    return 0
-
-
-def _served_notes(rows: list[dict[str, Any]]) -> list[str]:
-    """One line per model whose candidates another model wrote, as the server said."""
-    from generators.served import same_model
-
-    found: dict[tuple[str, str, str], list[int]] = {}
-    for r in rows:
-        asked, served = r["requested_model"], r["served_model"]
-        if asked and served and not same_model(asked, served):
-            found.setdefault((r["model"], asked, served), []).append(r["id"])
-    return [
-        f"{name}: candidate(s) {', '.join(map(str, ids))} written by {served}, as the server"
-        f" said (not {asked} as requested)"
-        for (name, asked, served), ids in found.items()
-    ]

@@ -116,12 +116,7 @@ class ModelCoder:
         brief = job.analysis.brief()
         images = []
         if prev is None or not prev.program:
-            note = (
-                "The reference photo is attached."
-                if self.cfg.accepts_images
-                else "You cannot see the photo; paint from the analysis below."
-            )
-            text = llm.prompt("generate.md", subject=subject, photo_note=note, brief=brief)
+            text = first_round_prompt(subject, brief, sees_photo=self.cfg.accepts_images)
             if prev is not None and prev.violations:  # a failed earlier round: say why
                 text += "\n\nYour previous reply could not be used:\n" + _violation_lines(
                     prev.violations
@@ -180,6 +175,18 @@ class ModelCoder:
         # a failure that stops the model (a bad key, no credit, ...) disabled it in llm.chat
         outcome, program = await classify_off_loop(result)
         return Reply(program, outcome, result.call_id, result.finish_reason)
+
+
+def first_round_prompt(subject: str, brief: str, sees_photo: bool) -> str:
+    """The user prompt of a first round: paint `subject`, from the photo or its analysis.
+
+    The training sets of a release (pool/dataset/training_prompts.py) ask the same."""
+    note = (
+        "The reference photo is attached."
+        if sees_photo
+        else "You cannot see the photo; paint from the analysis below."
+    )
+    return llm.prompt("generate.md", subject=subject, photo_note=note, brief=brief)
 
 
 def coder_outcome(store: Store, call_id: int | None) -> str:

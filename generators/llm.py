@@ -35,6 +35,7 @@ from generators.recorded import (
     paid_reply,
     permanent_refusal,
     record,
+    record_interrupted,
     recorded_reply,
     refused_before,
 )
@@ -155,6 +156,7 @@ async def chat(
         started = time.monotonic()
         wait: float | None = None
         failure: vendor.Failure | None = None
+        sent = False  # a request stopped before it was sent was never in flight
         try:
             async with endpoints.semaphore(cfg):
                 if cfg.name in endpoints.disabled:  # stopped while this call waited its turn
@@ -163,6 +165,7 @@ async def chat(
                     )
                 client = endpoints.client(cfg)
                 started = time.monotonic()
+                sent = True
                 async with asyncio.timeout(cfg.timeout_s):
                     raw = await client.chat.completions.with_raw_response.create(
                         model=cfg.model,
@@ -201,6 +204,12 @@ async def chat(
             failure = vendor.NO_ANSWER
         except RuntimeError as exc:  # missing key: not retryable, not a paid call
             return ChatResult(outcome="http_error", error=str(exc), permanent=True)
+        except (asyncio.CancelledError, KeyboardInterrupt):  # Ctrl-C: keep what was asked
+            if sent:
+                params = recorded_params(cfg, temperature, extra, adapted)
+                elapsed = time.monotonic() - started
+                record_interrupted(store, cfg, purpose, stored_messages, params, elapsed, job_key)
+            raise
         result.latency_ms = round((time.monotonic() - started) * 1000, 1)
         step = next_step(cfg, failure, wait, waited, attempt, max_attempts, adapted, RETRY_BASE_S)
         if failure is not None:

@@ -18,6 +18,8 @@ from refpool.core.contracts import ModelCall
 from refpool.core.store import Store, model_calls
 from refpool.core.text import repair_data, repair_text
 
+INTERRUPTED = "interrupted"  # the outcome of a call the user stopped in flight
+
 
 def after_record(result: ChatResult) -> None:
     """A reply the vendor's filter stopped (finish_reason content_filter, sensitive, ...) is a
@@ -118,6 +120,28 @@ def record(
         failure=result.failure,
     )
     return model_calls.save(store, call)
+
+
+def record_interrupted(
+    store: Store,
+    cfg: ModelConfig,
+    purpose: str,
+    messages: list[dict],
+    params: dict[str, Any],
+    elapsed_s: float,
+    job_key: str | None,
+) -> int:
+    """Record a request the user stopped (Ctrl-C) while it was in flight, with all that is
+    known of it: model, prompt, parameters, how long it had waited (no reply, so no tokens:
+    requests are not streamed). It is not a reply: a rerun asks it again."""
+    result = ChatResult(
+        outcome=INTERRUPTED,
+        error=f"interrupted after {elapsed_s:.1f} s, before the reply arrived: the run was"
+        " stopped (Ctrl-C); a rerun asks it again",
+        failure=vendor.STOPPED_BY_USER.label,
+    )
+    result.latency_ms = round(elapsed_s * 1000, 1)
+    return record(store, cfg, purpose, messages, params, result, job_key)
 
 
 # -- replies already paid for -------------------------------------------------------------------

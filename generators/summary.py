@@ -7,6 +7,7 @@ from typing import Any
 
 from generators.jobs import TRANSIENT, Job
 from generators.llm import explain
+from generators.recorded import INTERRUPTED
 from generators.served import served_elsewhere, served_line
 from refpool.core import finish
 from refpool.core.contracts import Candidate, ModelCall
@@ -46,6 +47,8 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
             "transport_errors": sum(1 for c in mine if c.outcome in ("http_error", "timeout")),
             "pending": sum(1 for g in keys.values() if g == name) - len(done),
             "calls": len(coder_calls),
+            # requests a Ctrl-C stopped in flight: recorded, never paid for as replies, asked again
+            "interrupted": sum(1 for call in coder_calls if call.outcome == INTERRUPTED),
             "prompt_tokens": sum(call.prompt_tokens or 0 for call in coder_calls),
             "completion_tokens": sum(call.completion_tokens or 0 for call in coder_calls),
             "pass_rate_by_round": {
@@ -67,7 +70,9 @@ def summarise(store: Store, jobs: list[Job], rounds: int) -> dict[str, Any]:
             "served_by": _served(coder_calls),  # replies another model served (a fallback)
         }
     critic_calls = [call for call in calls if call.purpose == "critic" and call.outcome == "ok"]
+    critic_stopped = [c for c in calls if c.purpose == "critic" and c.outcome == INTERRUPTED]
     return {
+        "critic_interrupted": len(critic_stopped),
         "models": models,
         "critic_errors": _errors(critic_failed, by_id, "critic"),
         "critic_served_by": _served(critic_calls),
@@ -130,6 +135,14 @@ def format_summary(summary: dict[str, Any]) -> str:
         f"{total} candidates ({summary.get('new', 0)} new this run), {ok} accepted,"
         f" {summary['photos']} photo(s), {summary['rounds']} round(s), {summary.get('wall_s', 0)} s"
     )
+    stopped = sum(m.get("interrupted", 0) for m in summary["models"].values())
+    stopped += summary.get("critic_interrupted", 0)
+    if stopped:
+        lines.append(
+            f"interrupted: {stopped} request(s) were in flight when a run was stopped (Ctrl-C);"
+            " each is recorded with its prompt and wait, none was paid for as a reply, and each"
+            " is asked again (`refpool candidates list` shows what is still pending)"
+        )
     render = summary.get("render") or {}
     if render.get("infra_retries"):
         lines.append(

@@ -15,6 +15,9 @@ type / code / status / param, nested and list-shaped), then its words; the spell
 * account: the account cannot pay or is not allowed (no credit, a bad key, a daily cap): the
   model is stopped for the run and asked again on the next one.
 
+One more cause is no vendor's: `user`, a request in flight when the user stopped the run
+(Ctrl-C). It is recorded as interrupted, never paid for as a reply, and asked again on a rerun.
+
 Repetition is never evidence: an outage repeats identically by nature. Also here: how long a
 server asked us to wait, in every form servers say it (0 is no advice).
 """
@@ -32,6 +35,7 @@ from generators.evidence import Evidence, read_evidence
 from refpool.core.spellings import FailureRow, spellings
 
 VENDOR, REQUEST, CONFIG, ACCOUNT = "vendor", "request", "config", "account"
+USER = "user"  # the user stopped the run (Ctrl-C) while the request was in flight
 TRANSIENT = VENDOR  # the older name: a failure that waiting cures
 
 
@@ -51,7 +55,7 @@ class Failure:
     @property
     def permanent(self) -> bool:
         """Not asked again: the request (this run and the next) or the model (this run)."""
-        return self.means != VENDOR
+        return self.means not in (VENDOR, USER)
 
     @property
     def stops_model(self) -> bool:
@@ -69,6 +73,11 @@ SERVER = Failure(VENDOR, "server")  # a 5xx, an unusable 200
 # a stream with no end): retried, never kept as the model's answer.
 INTERRUPTED = Failure(
     VENDOR, "interrupted", "the vendor broke the reply off; it is asked again, unpaid"
+)
+STOPPED_BY_USER = Failure(
+    USER,
+    "interrupted",
+    "the run was stopped (Ctrl-C) while the request was in flight; a rerun asks it again",
 )
 CONTEXT_CUT = Failure(
     VENDOR,
@@ -139,7 +148,7 @@ def from_label(label: str | None) -> Failure | None:
     for row in spellings().failures:
         if row.id == row_id:
             return _failure(row)
-    known = {f.label: f for f in (NO_ANSWER, SERVER, INTERRUPTED, CONTEXT_CUT)}
+    known = {f.label: f for f in (NO_ANSWER, SERVER, INTERRUPTED, STOPPED_BY_USER, CONTEXT_CUT)}
     return known.get(label, Failure(means, kind, row=None if row_id == "-" else row_id))
 
 

@@ -75,17 +75,37 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="OWNER/NAME the frozen card's load snippets name (default: a placeholder)",
     )
+    r.add_argument(
+        "--system-prompt",
+        metavar="FILE",
+        default=None,
+        help="system prompt of the training sets (default: refpool's coder prompt)",
+    )
+    r.add_argument(
+        "--sft-okay",
+        action="store_true",
+        help="the sft set teaches okay programs too, not only love",
+    )
+    r.add_argument(
+        "--training-photos",
+        action="store_true",
+        help="ship the reference photos (photos/) and show them in the sft and prompts sets",
+    )
+    r.add_argument(
+        "--judge-pairs",
+        action="store_true",
+        help="add judge-resolved pairs (labelled) to the preference set where curators tie",
+    )
+    r.add_argument(
+        "--pseudonymise-curators",
+        action="store_true",
+        help="publish each curator as a stable pseudonym (curator-<8 hex>), never by name",
+    )
     r.set_defaults(func=cmd_release)
 
-    d = psub.add_parser("diff", help="what was added, removed and re-tiered between two versions")
-    d.add_argument("a", help="older version (or 'draft')")
-    d.add_argument("b", help="newer version (or 'draft')")
-    d.add_argument("--json", action="store_true", help="print JSON")
-    d.set_defaults(func=cmd_diff)
+    from pool import cli_versions  # diff, versions, withdraw
 
-    v = psub.add_parser("versions", help="list released versions")
-    v.add_argument("--json", action="store_true", help="print JSON")
-    v.set_defaults(func=cmd_versions)
+    cli_versions.register(psub)
 
     s = psub.add_parser(
         "sample", help="draw k references from a released version (the RL env's sampler)"
@@ -215,6 +235,7 @@ def cmd_build(args: argparse.Namespace) -> int:
 
 def cmd_release(args: argparse.Namespace) -> int:
     from pool.dataset.release import release
+    from pool.dataset.training_prompts import options_from_file
 
     pv = release(
         Store.open(),
@@ -223,44 +244,14 @@ def cmd_release(args: argparse.Namespace) -> int:
         notes=args.notes,
         repo_id=args.repo,
         progress=True,
+        training=options_from_file(
+            args.system_prompt, args.sft_okay, args.training_photos, args.judge_pairs
+        ),
+        pseudonymise_curators=args.pseudonymise_curators,
     )
     counts = Counter(pv.tiers.values())
     shown = ", ".join(f"{t} {counts[t]}" for t in RELEASE_TIERS if counts[t] or t != RUNG)
     print(f"released {pv.version}: {len(pv.candidate_ids)} references ({shown})")
-    return 0
-
-
-def cmd_diff(args: argparse.Namespace) -> int:
-    from pool.selection.versions import diff_versions
-
-    diff = diff_versions(Store.open(), args.a, args.b)
-    print(json.dumps(diff.to_dict(), indent=2) if args.json else diff.summary())
-    return 0
-
-
-def cmd_versions(args: argparse.Namespace) -> int:
-    from pool.selection.versions import list_versions
-    from refpool.core.store import releases
-
-    store = Store.open()
-    versions = list_versions(store)
-    frozen = releases.freezes(store)
-    if args.json:
-        listed = [
-            {**v.to_dict(), "frozen_by": f.frozen_by if (f := frozen.get(v.version)) else None}
-            for v in versions
-        ]
-        print(json.dumps(listed, indent=2))
-        return 0
-    if not versions:
-        print("no versions released yet (refpool pool build, then refpool pool release)")
-    for v in versions:
-        love = sum(1 for t in v.tiers.values() if t == "love")
-        refs = f"{len(v.candidate_ids):>4} refs (love {love})"
-        state = frozen.get(v.version)
-        note = state.note if state else "not frozen: frozen as its next export writes it"
-        print(f"{v.version:<10} {v.created_at:<22} {refs}  {v.notes}".rstrip())
-        print(f"{'':<10} {note}")
     return 0
 
 

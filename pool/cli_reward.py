@@ -35,12 +35,43 @@ def register(sub: argparse._SubParsersAction, psub: argparse._SubParsersAction) 
     c.add_argument("--json", action="store_true", help="print the whole result as JSON")
     c.set_defaults(func=cmd_calibrate)
 
+    r = psub.add_parser(
+        "recalibrate",
+        help="re-run the ladder against the newest policy paintings and release what moved",
+    )
+    r.add_argument(
+        "--paintings", required=True, help="folder of PNGs the policy painted last (the film)"
+    )
+    _judge_args(r)
+    r.add_argument("--samples", type=int, default=6, help="paintings per candidate")
+    r.add_argument(
+        "--candidates",
+        default="all",
+        help="all (accepted candidates), pool (the latest draft) or a released VERSION",
+    )
+    r.add_argument("--json", action="store_true", help="print the result as JSON")
+    r.set_defaults(func=cmd_recalibrate)
+
     a = psub.add_parser(
         "judge-agreement",
         help="how often the judge prefers a curator's love over their okay (both orders)",
     )
     _judge_args(a)
     a.add_argument("--pairs", type=int, default=24, help="love/okay pairs to ask")
+    a.add_argument(
+        "--pool",
+        action="store_true",
+        help="ask only about pairs of the latest draft (the pairs its release's card cites)",
+    )
+    a.add_argument(
+        "--repeats",
+        type=int,
+        default=0,
+        help="ask a sample of the pairs again K times, both orders: flip rate, position bias",
+    )
+    a.add_argument(
+        "--repeat-pairs", type=int, default=8, help="how many resolved pairs --repeats asks again"
+    )
     a.add_argument("--json", action="store_true", help="print JSON")
     a.set_defaults(func=cmd_agreement)
 
@@ -128,7 +159,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     if args.samples < 1:
         raise InputError("--samples must be at least 1")
 
-    async def work(store: Store, judge: Any) -> Any:
+    async def work(store: Store, judge: Any, bar: Any) -> Any:
         if args.paintings:
             found, policy = folder_paintings(args.paintings), f"paintings in {args.paintings}"
         else:
@@ -144,31 +175,111 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
             f" judge calls (judge {judge_label(judge.name, judge.heuristic)})",
             file=sys.stderr,
         )
-        return await calibrate(store, judge, chosen, ids, policy, dropped)
+        return await calibrate(store, judge, chosen, ids, policy, dropped, progress=bar)
 
-    result, stopped, mode = _with_judge(args, work)
+    result, stopped, mode, closing = _with_progress(args, "calibrate", work)
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
     else:
         print(result.summary())
-        rungs = [e for e in result.entries if e.ladder == "rung"]
-        for e in sorted(rungs, key=lambda e: e.win_rate or 0):
-            print(f"    rung: candidate {e.candidate_id}  win rate {e.win_rate:.2f}")
+        _print_rungs(result)
+    _print_closing(closing)
     unresolved = result.counts()["unresolved"]
     _fail_if_stopped(stopped, f"{unresolved} of {len(result.entries)} candidates")
     _fail_if_no_verdict(judge_label(result.judge, result.heuristic), result, mode)
     return 0
 
 
+def _print_rungs(result: Any) -> None:
+    rungs = [e for e in result.entries if e.ladder == "rung"]
+    for e in sorted(rungs, key=lambda e: e.win_rate or 0):
+        print(f"    rung: candidate {e.candidate_id}  win rate {e.win_rate:.2f}")
+
+
+def _with_progress(
+    args: argparse.Namespace, desc: str, work: Callable[[Store, Any, Any], Awaitable[Any]]
+) -> tuple[Any, list[str], str, list[str]]:
+    """`_with_judge`, with a bar of verdicts done, failed and reused on stderr; also returns
+    the closing lines: the verdict counts, and the calls made with their tokens and cost."""
+    from pool.reward.verdict_progress import VerdictProgress, spend_lines
+    from refpool.core.store import model_calls
+
+    since = model_calls.last_id(Store.open())
+    bar = VerdictProgress(desc)
+    try:
+        result, stopped, mode = _with_judge(args, lambda store, judge: work(store, judge, bar))
+    finally:
+        bar.close()
+    return result, stopped, mode, [bar.line(), *spend_lines(Store.open(), since)]
+
+
+def _print_closing(lines: list[str]) -> None:
+    for line in lines:
+        print(line, file=sys.stderr)
+
+
+def cmd_recalibrate(args: argparse.Namespace) -> int:
+    from pool.dataset.recalibrate import recalibrate_ladder, release_if_moved
+    from pool.reward.judge import judge_label
+
+    if args.samples < 1:
+        raise InputError("--samples must be at least 1")
+
+    async def work(store: Store, judge: Any, bar: Any) -> Any:
+        return await recalibrate_ladder(
+            store, judge, args.paintings, args.samples, args.candidates, bar
+        )
+
+    (film, result), stopped, mode, closing = _with_progress(args, "recalibrate", work)
+    unresolved = result.counts()["unresolved"]
+    _fail_if_stopped(stopped, f"{unresolved} of {len(result.entries)} candidates")
+    _fail_if_no_verdict(judge_label(result.judge, result.heuristic), result, mode)
+    done = release_if_moved(Store.open(), film, result)
+    print(json.dumps(_recalibration_dict(done), indent=2) if args.json else done.summary())
+    _print_closing(closing)
+    return 0
+
+
+def _recalibration_dict(done: Any) -> dict[str, Any]:
+    return {
+        "film": {"sha256": done.film.sha256, "paintings": len(done.film.paintings)},
+        "film_bytes": done.film.size,
+        "calibration": done.calibration.to_dict(),
+        "released": done.released.version if done.released else None,
+        "current": done.current,
+        "moved": done.moved.to_dict() if done.moved else None,
+    }
+
+
 def cmd_agreement(args: argparse.Namespace) -> int:
     from pool.reward.judge import judge_label
     from pool.reward.judge_agreement import judge_agreement
 
-    async def work(store: Store, judge: Any) -> Any:
-        return await judge_agreement(store, judge, max_pairs=args.pairs)
+    if args.repeats < 0 or args.repeat_pairs < 1:
+        raise InputError("--repeats must be 0 or more and --repeat-pairs at least 1")
 
-    result, stopped, mode = _with_judge(args, work)
+    async def work(store: Store, judge: Any, bar: Any) -> Any:
+        among = None
+        if args.pool:
+            from pool.selection.draft import latest_draft
+
+            draft = latest_draft(store)
+            if draft is None:
+                raise RefpoolError("there is no draft yet: run `refpool pool build` first")
+            among = set(draft.candidate_ids)
+        return await judge_agreement(
+            store,
+            judge,
+            max_pairs=args.pairs,
+            among=among,
+            repeats=args.repeats,
+            repeat_pairs=args.repeat_pairs,
+            progress=bar,
+        )
+
+    result, stopped, mode, closing = _with_progress(args, "judge-agreement", work)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
+    _print_closing(closing)
     if not args.json and result.warning:
         print(f"warning: {result.warning}")
     _fail_if_stopped(stopped, f"{result.pairs - result.resolved} of {result.pairs} pairs")

@@ -52,6 +52,8 @@ HINT_FLAGS = {
     "choose an output folder": "pass --out DIR naming an empty or new folder",
     "choose a version": "pass --version X.Y.Z newer than the latest, or --bump major|minor|patch",
     "choose a profile": f"pass --profile {' or --profile '.join(sorted(PROFILES))}",
+    "give a rung share": "run `refpool pool build --mix love=0.4,okay=0.4,rung=0.2` once",
+    "choose a system prompt": "pass --system-prompt FILE (a UTF-8 text file)",
 }
 
 

@@ -28,14 +28,21 @@ class DemoResult:
 def run_demo(
     store: Store, candidates_per_photo: int = 3, rounds: int = 3, progress: bool = True, log=print
 ) -> DemoResult:
-    """Import the bundled CC BY samples, paint them, and report on every accepted painting.
+    """Import the bundled CC BY samples, paint them, and report on their accepted paintings.
 
+    Only the samples are painted, calibrated and reported on: photos of the user's own in the
+    same library are left alone (no procedural paintings of them reach their queue).
     Resumable: finished paintings are not redone. `log` gets each step's line as it ends.
     """
     imported = import_folder(store, SAMPLES)
     log(f"photos: {imported.summary()}")
+    sample_ids = sorted({p.id for p in imported.imported} | {pid for _, pid in imported.already})
+    if not sample_ids:  # never "all photos": that is the user's library
+        log("demo: none of the sample photos is in the library (see the refusals above)")
+        return DemoResult(imported.summary(), "", None)
     summary = generate(
         store,
+        photo_ids=sample_ids,
         generators=("procedural",),
         candidates=candidates_per_photo,
         rounds=rounds,
@@ -44,15 +51,17 @@ def run_demo(
     )
     table = format_summary(summary)
     log(table)
-    ladder = _calibrate(store, log)
-    accepted = candidates.list_ids(store, accepted=True)
+    accepted = [
+        cid for pid in sample_ids for cid in candidates.list_ids(store, accepted=True, photo_id=pid)
+    ]
+    ladder = _calibrate(store, log, accepted)
     report_path = None
     if accepted:  # a first look at diversity, before anyone has rated
         report = write_report(
             store,
             store.home / "report.html",
             dict.fromkeys(accepted, "unrated"),
-            "all accepted candidates (not yet rated)",
+            "the sample photos' accepted candidates (not yet rated)",
             progress=False,
         )
         report_path = report.html_path
@@ -62,12 +71,13 @@ def run_demo(
     return DemoResult(imported.summary(), table, report_path, ladder)
 
 
-def _calibrate(store: Store, log) -> str:
-    """The ladder with the offline heuristic judge, round-0 paintings standing in for a policy."""
+def _calibrate(store: Store, log, ids: list[int]) -> str:
+    """The ladder with the offline heuristic judge, round-0 paintings standing in for a policy,
+    over the samples' accepted paintings."""
     from pool.reward.ladder import CalibrationError, calibrate_offline
 
     try:
-        result = calibrate_offline(store)
+        result = calibrate_offline(store, ids=ids)
     except CalibrationError as exc:
         log(f"calibration skipped: {exc}")
         return ""

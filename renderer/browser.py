@@ -31,9 +31,10 @@ if TYPE_CHECKING:
 CHROMIUM_FLAGS = (
     "--headless",
     "--no-sandbox",
-    # Software raster for 2D canvases (p5.brush's fill masks); WebGL still gets SwiftShader
-    # below. On SwiftShader (the watercolour env's flags) a render is ~17x slower and its
-    # washes a few levels darker: `env_pixels` drops this flag to paint the env's pixels.
+    # Software raster for 2D canvases (p5.brush's fill masks, kept at float16 and blended as
+    # the GPU blends faint layers: renderer/brush_patches.py); WebGL still gets SwiftShader
+    # below. On SwiftShader (the watercolour env's flags) a render is ~17x slower:
+    # `env_pixels` drops this flag to paint the env's exact pixels.
     "--disable-gpu",
     "--disable-gpu-sandbox",
     "--disable-quic",
@@ -189,7 +190,7 @@ class BrowserPool:
                 "the `playwright` Python package is missing: pip install playwright"
             ) from exc
         libraries = library_versions()  # fails early, with advice, when `npm ci` was not run
-        server = LibServer()
+        server = LibServer(env_pixels=env_pixels)
         pw = await async_playwright().start()
         browser = await launch_chromium(pw, executable, heap_mb, server.host, env_pixels)
         pool = cls(

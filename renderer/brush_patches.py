@@ -95,6 +95,55 @@ def leaner_pigment_mix(library: str) -> str:
     return library.replace(MIX_LOOP + CONCENTRATIONS, CONCENTRATIONS + MIX_LOOP)
 
 
-def served_brush(library: str) -> str:
-    """What the painting page loads: deterministic, with the exact speed-up."""
-    return leaner_pigment_mix(deterministic_brush(library))
+MASK_CONTEXT = 'getContext("2d",r?{willReadFrequently:!0}:void 0)'
+FLOAT_MASK_CONTEXT = 'getContext("2d",r?{willReadFrequently:!0}:{colorType:"float16"})'
+
+
+def float_fill_masks(library: str) -> str:
+    """p5.brush's fill and wash masks kept at half-float precision, as the env's GPU keeps them.
+
+    A fill is 20 layers of translucent polygons on a 2D mask canvas. The env's Chromium
+    rasterises that canvas on SwiftShader, which blends in float and rounds once per layer;
+    Skia's software raster blends in 8 bits and truncates, so a faint layer (alpha of one or
+    two 255ths) stops adding pigment after the first: stacked faint washes lost most of it
+    and were judged blank. A float16 mask accumulates as the GPU does (within a few levels)
+    at software speed. Only for software 2D canvases (not `env_pixels`).
+    """
+    _once(library, MASK_CONTEXT, "mask canvas")
+    return library.replace(MASK_CONTEXT, FLOAT_MASK_CONTEXT)
+
+
+LAYER_PAINT = "bt.ctx.fill(),bt.ctx.stroke()}"
+LAYER_START = "layer(t,e,r,n=null){bt.ctx.lineWidth=T(t,0,24,e/25,e/30,!0)*pt.fill.border_strength,"
+# A layer whose alpha is one 255th: on the GPU it adds that 255th to every pixel it covers
+# (the loss, under half a level, rounds away) until a pixel holds 128, so it is drawn additive.
+LAYER_ADDITIVE = (
+    'bt.ctx.globalCompositeOperation=Math.round(2.55*r)===1?"lighter":"source-over",bt.ctx.fill(),'
+    'bt.ctx.globalCompositeOperation=Math.round(2.55*pt.fill.border_strength)===1?"lighter":"source-over",'
+    'bt.ctx.stroke(),bt.ctx.globalCompositeOperation="source-over"}'
+)
+
+
+def gpu_like_fill_layers(library: str) -> str:
+    """Each fill layer blended as the env's GPU blends it, on a float16 mask.
+
+    The env's SwiftShader canvas rounds after every layer, so a layer of alpha 1/255 adds a
+    whole level each time (the 8-bit loss of d/255 rounds to nothing while d < 128), where an
+    exact blend adds 1 - d/255 of a level. The faintest layers (most of a light wash) are drawn
+    with "lighter" (adding their alpha): the GPU's result for them. Stronger layers lose at
+    most half a level per layer to rounding either way, and are blended as before.
+    """
+    start = library.find(LAYER_START)
+    if start < 0 or library.count(LAYER_START) != 1:
+        raise ShaderPatchError(
+            f"p5.brush's fill layer is not the one renderer/brush_patches.py rewrites{REINSTALL}"
+        )
+    end = library.index(LAYER_PAINT, start)
+    return library[:end] + LAYER_ADDITIVE + library[end + len(LAYER_PAINT) :]
+
+
+def served_brush(library: str, *, env_pixels: bool = False) -> str:
+    """What the painting page loads: deterministic, with the exact speed-up (and, with
+    software 2D canvases, masks that keep the env's pigment)."""
+    patched = leaner_pigment_mix(deterministic_brush(library))
+    return patched if env_pixels else gpu_like_fill_layers(float_fill_masks(patched))

@@ -32,6 +32,7 @@ from renderer.libserver import HERE
 _GATE_PY = (
     "brush_patches.py",
     "gate.py",
+    "env_rules.py",
     "profiles.py",
     "verdict.py",
     "job.py",

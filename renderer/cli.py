@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from refpool.core.defaults import GATE_PROFILE
+from refpool.core.defaults import ENV_GATE_PROFILE, GATE_PROFILE
 from refpool.core.text import repair_data
 from renderer.engine import RenderConfig
 
@@ -37,7 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help="sketch files to render")
     p.add_argument("--out-dir", type=Path, help="also write each PNG here as <file stem>.png")
     p.add_argument("--seed", type=int, default=0, help="render seed")
-    p.add_argument("--profile", default=GATE_PROFILE, help="gate profile: reference or permissive")
+    p.add_argument(
+        "--profile",
+        default=GATE_PROFILE,
+        help="gate profile: reference (the prompt's 10 brush methods, for building a pool),"
+        " env (what the watercolour env's gate accepts) or permissive",
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per file on stdout")
     p.add_argument("--slots", type=int, default=None, help="warm pages to render in parallel")
     p.add_argument("--no-cache", action="store_true", help="render even if a cached result exists")
@@ -68,7 +73,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--slots", type=int, default=None, help="warm pages (default: by core count; 1 per replica)"
     )
     s.add_argument(
-        "--profile", default=GATE_PROFILE, help="gate profile of requests that name none"
+        "--profile",
+        default=ENV_GATE_PROFILE,
+        help="gate profile of requests that name none (default env: what the watercolour env's"
+        " gate accepts; reference is the stricter pool-building allowlist)",
     )
     s.add_argument(
         "--queue", type=int, default=8, help="renders admitted beyond the slots; more get a 503"

@@ -68,8 +68,8 @@ class RenderConfig:
     heap_mb: int = 512
     attempts: int = 2  # for infrastructure failures only
     cache_dir: Path | None = None
-    # 2D canvases on SwiftShader, as the watercolour env's flags have them: the env's exact
-    # pixels, at its cost (~17x slower). Off: rasterised in software, washes a little lighter.
+    # The env's exact pixels (2D canvases on SwiftShader, ~17x slower). Off: software masks
+    # patched to blend as its GPU does (renderer/brush_patches.py), at software speed.
     env_pixels: bool = False
     chromium: str = field(
         default_factory=lambda: os.environ.get("REFPOOL_CHROMIUM", "/usr/bin/chromium")

@@ -9,6 +9,9 @@ not the sketch" (retried, never charged). Here, with the same meanings:
   background, the background being the most common colour at 4 bits a channel, averaged over
   its pixels, everything composited over white. refpool's gate measures coverage by that very
   rule (`renderer.gate.paint_mask`), so it is computed once, by that function.
+- the gate profile is `env` by default: what the env's own gate accepts (its 47 p5.brush
+  names, its rules), so an env switched to this renderer scores what its gate would. Pass
+  `profile="reference"` for the prompt's stricter 10-method allowlist.
 - a sketch refpool's gate refuses (a p5 primitive, text, a forbidden API, a timeout, a throw)
   comes back with `paint_fraction` 0.0, `finished` False and its violations in `errors`, so the
   env's own floor scores it zero; `accepted` and `violations` carry refpool's verdict.
@@ -29,6 +32,7 @@ import numpy as np
 from PIL import Image
 
 from refpool.core.contracts import Render
+from refpool.core.defaults import ENV_GATE_PROFILE
 from refpool.core.errors import RefpoolInfraError
 from renderer.gate import paint_mask
 
@@ -108,10 +112,14 @@ class EnvRenderer:
     on first use, so the env's `asyncio.run` per step and its async server path share it.
     """
 
-    def __init__(self, config: Any = None, *, renderer: Any = None) -> None:
+    def __init__(
+        self, config: Any = None, *, renderer: Any = None, profile: str = ENV_GATE_PROFILE
+    ) -> None:
         """`config`: a RenderConfig for the renderer started on first use; or `renderer`, a
-        started SyncRenderer to share (then `close()` leaves it running)."""
+        started SyncRenderer to share (then `close()` leaves it running). `profile`: the gate
+        (default `env`, the env's own)."""
         self._config = config
+        self.profile = profile
         self._sync: Any = renderer
         self._owned = renderer is None
         self._lock = threading.Lock()
@@ -125,7 +133,8 @@ class EnvRenderer:
             return self._sync
 
     async def render(self, sketch: str, seed: int = 0) -> EnvRender:
-        result = await asyncio.to_thread(lambda: self._renderer().render(sketch, seed))
+        profile = self.profile
+        result = await asyncio.to_thread(lambda: self._renderer().render(sketch, seed, profile))
         return env_render_of(result)
 
     async def close(self) -> None:
@@ -138,13 +147,14 @@ class EnvRenderer:
 class RemoteEnvRenderer:
     """The same interface over HTTP: `RemoteEnvRenderer("http://host:8765")`."""
 
-    def __init__(self, url: str, **client_options: Any) -> None:
+    def __init__(self, url: str, *, profile: str = ENV_GATE_PROFILE, **client_options: Any) -> None:
         from renderer.client import RenderClient
 
         self.client = RenderClient(url, **client_options)
+        self.profile = profile
 
     async def render(self, sketch: str, seed: int = 0) -> EnvRender:
-        return env_render_of(await self.client.render(sketch, seed=seed))
+        return env_render_of(await self.client.render(sketch, seed=seed, profile=self.profile))
 
     async def close(self) -> None:
         await self.client.close()

@@ -16,6 +16,7 @@ from PIL import Image
 
 from refpool.core.contracts import Violation
 from refpool.core.defaults import GATE_PROFILE
+from renderer.env_rules import ENV_KNOWN_CALLS, env_rule_violations
 from renderer.jsfacts import MAX_SOURCE_CHARS, ParseError, StaticPassTimeout, js_facts
 from renderer.profiles import (
     CODES,
@@ -32,6 +33,7 @@ _FORBIDDEN_NAMES.update({"eval": "forbidden_api", "importScripts": "forbidden_ap
 _FORBIDDEN_NAMES.update({"drawingContext": "raw_webgl"})  # awaiting is honest in the realm
 _FORBIDDEN_NAMES.pop("brush", None)
 _CREATE_OK = {"createCanvas", "createVector"}
+_NO_SUCH_METHOD = "does not exist in p5.brush (`unknown_brush_method` in the env's gate)"
 _REFUSED_HINTS = {
     "pixel_write": "read and write colours with the brush API instead",
     "offscreen_buffer": "paint directly on the main canvas with the brush API",
@@ -85,11 +87,11 @@ def static_check(source: str | None, profile: str | Profile = GATE_PROFILE) -> l
     if isinstance(facts, list):
         return facts
     found: list[Violation] = []
-    seen: set[tuple[str, str]] = set()
+    seen: dict[tuple[str, str], int] = {}  # (code, what it is about) -> where in `found`
 
     def add(code: str, key: str, message: str, line: int | None = None) -> None:
         if (code, key) not in seen:
-            seen.add((code, key))
+            seen[(code, key)] = len(found)
             found.append(Violation(code, message, line))
 
     if not facts["hasSetup"]:
@@ -117,7 +119,8 @@ def static_check(source: str | None, profile: str | Profile = GATE_PROFILE) -> l
         for method, line, _dynamic in facts["brush"]:
             if method is not None and method not in allowed:
                 allowlist = ", ".join(prof.brush_methods)
-                message = f"brush.{method}() is not allowed; use only {allowlist}"
+                why = "is not allowed" if method in ENV_KNOWN_CALLS else _NO_SUCH_METHOD
+                message = f"brush.{method}() {why}; use only {allowlist}"
                 add("unknown_brush_method", method, message, line)
     # No painting call is named anywhere (on brush or an alias of it). A sketch whose only
     # painting calls were refused above has already been told what to fix.
@@ -125,7 +128,21 @@ def static_check(source: str | None, profile: str | Profile = GATE_PROFILE) -> l
     names_painting = bool(properties & set(PAINTING_CALLS)) or facts["computedMembers"] > 0
     if not names_painting:
         add("no_painting", "", CODES["no_painting"])
+    _add_env_rules(source, found, seen)
     return found
+
+
+def _add_env_rules(source: str, found: list[Violation], seen: dict[tuple[str, str], int]) -> None:
+    """The env's own gate reads the text: whatever it refuses, we refuse too. Where our rules
+    already said so, the message gains the env's name for the rule."""
+    for rule, code, key, violation in env_rule_violations(source):
+        at = seen.get((code, key))
+        if at is None:
+            seen[(code, key)] = len(found)
+            found.append(violation)
+        elif rule not in found[at].message:
+            ours = found[at]
+            found[at] = Violation(code, f"{ours.message} (the env's gate: `{rule}`)", ours.line)
 
 
 def paint_mask(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,17 +150,20 @@ def paint_mask(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     The ground is the most common colour (quantised to 4 bits per channel, averaged over its
     pixels); a pixel is paint when it lies more than 32 from the ground in RGB. The critic and
-    the pool's features use this too, so "paint" means one thing everywhere.
+    the pool's features use this too, so "paint" means one thing everywhere. The arithmetic is
+    the env's, in 32-bit floats and in its order: in 64 bits a pixel near the threshold could
+    fall on the other side, and near the 0.005 floor that moves the verdict.
     """
-    flat = rgb.reshape(-1, 3).astype(np.int32)
-    quant = flat >> 4
-    keys = (quant[:, 0] << 8) | (quant[:, 1] << 4) | quant[:, 2]
-    ground = flat[keys == int(np.bincount(keys, minlength=4096).argmax())].mean(axis=0)
-    distance = np.sqrt(((flat - ground) ** 2).sum(axis=1))
-    return (distance > PAINT_DISTANCE).reshape(rgb.shape[:-1]), ground
+    colours = np.asarray(rgb, dtype=np.float32)
+    quant = colours.astype(np.uint16) >> 4
+    keys = (quant[..., 0].astype(np.int64) << 8) | (quant[..., 1] << 4) | quant[..., 2]
+    modal = keys == int(np.bincount(keys.ravel(), minlength=4096).argmax())
+    ground = colours[modal].mean(axis=0)
+    distance = np.sqrt(((colours - ground) ** 2).sum(axis=-1))
+    return distance > PAINT_DISTANCE, ground
 
 
-PAINT_DISTANCE = 32
+PAINT_DISTANCE = np.float32(32.0)
 
 
 def measure_coverage(png: bytes) -> float:

@@ -113,6 +113,10 @@
       for (const call of frame) {
         if (!call || typeof call !== "object" || typeof call.name !== "string" || !Array.isArray(call.args)) refuse("a malformed call");
         if (call.line !== null && !Number.isInteger(call.line)) refuse("a malformed line number");
+        if (call.grid !== undefined) {
+          // A field the sketch's function computed in its realm: a grid of angles, nothing else.
+          if (!(call.grid instanceof Float32Array) || call.grid.length !== fieldCells() || typeof call.fieldName !== "string") refuse("a malformed field grid");
+        }
         const names = limits.names[call.op];
         if (!names || names.indexOf(call.name) < 0) refuse(`a call to ${String(call.op)} ${call.name} that is not allowed`);
       }
@@ -144,6 +148,17 @@
         return;
       }
       case "brush": {
+        if (call.name === "addField") {
+          // The field function ran in the sketch's realm; p5.brush gets one that hands over
+          // the grid that realm computed for each time p5.brush asks for it.
+          const [name, options] = args();
+          window.brush.addField(name, (_t, field) => fillField(field, name), options);
+          return;
+        }
+        if (call.grid !== undefined) {
+          if (!job.fieldGrids.has(call.fieldName)) job.fieldGrids.set(call.fieldName, []);
+          job.fieldGrids.get(call.fieldName).push(call.grid);
+        }
         const result = window.brush[call.name](...args());
         if (job.spec.limits.paintingCalls.indexOf(call.name) >= 0) job.paints++;
         if (call.id !== undefined) {
@@ -161,6 +176,20 @@
       default:
         refuse("an unknown kind of call");
     }
+  };
+
+  // p5.brush's field grid: 2x the canvas each way, a cell every 1% of its width.
+  const fieldCells = () => {
+    const { width, height } = job.spec, step = width * 0.01;
+    return Math.round((2 * width) / step) * Math.round((2 * height) / step);
+  };
+  const fillField = (field, name) => {
+    const queue = job.fieldGrids.get(name);
+    const grid = queue && queue.shift();
+    if (!grid) return field;
+    const rows = field[0].length;
+    for (let c = 0; c < field.length; c++) for (let r = 0; r < rows; r++) field[c][r] = grid[c * rows + r];
+    return field;
   };
 
   const replayFrame = (index) => {
@@ -247,7 +276,13 @@
     }
     job.worker = worker;
     const timer = setTimeout(() => resolve({ timeout: true }), spec.deadlineMs);
-    worker.onmessage = (event) => { clearTimeout(timer); resolve({ answer: event.data }); };
+    worker.onmessage = (event) => {
+      // An attempt, posted the moment the realm recorded it: kept whatever the run does next.
+      const data = event.data;
+      if (data && data.status === "attempt") { if (job.attempts.length < 50) job.attempts.push(data.violation); return; }
+      clearTimeout(timer);
+      resolve({ answer: data });
+    };
     worker.onerror = (event) => {
       // A syntax error in the script, or an error thrown where no frame caught it.
       event.preventDefault();
@@ -263,7 +298,7 @@
     const answered = new Promise((r) => { resolveJob = r; });
     job = {
       spec, replayDeadlineAt: Infinity, violations: [], console: [], paints: 0, frames: 0, drawn: 0, canvas: false, finished: false,
-      resolve: resolveJob, worker: null, instance: null, calls: [], colours: new Map(), shapes: new Map(),
+      resolve: resolveJob, worker: null, instance: null, calls: [], colours: new Map(), shapes: new Map(), attempts: [], fieldGrids: new Map(),
     };
     mark("run");
     // The sketch must parse on its own: then it cannot close the function it is wrapped in.
@@ -282,6 +317,17 @@
     mark("worker answered");
     if (job.worker) job.worker.terminate(); // nothing the sketch left running outlives its answer
     if (got.infra) { finish("infra", got.infra); return answered; }
+    if (job.attempts.length) {
+      if (got.answer && Array.isArray(got.answer.console)) job.console = got.answer.console.slice(0, 50).map((line) => String(line).slice(0, 500));
+      // What the sketch attempted is its verdict, however its run ended (a timeout included):
+      // the same program and seed get the same verdict at any load.
+      for (const v of job.attempts) {
+        const code = v && spec.codes[v.code] ? v.code : "tamper";
+        job.violations.push(violation(code, v && typeof v.message === "string" ? v.message : spec.codes[code], v && Number.isInteger(v.line) ? v.line : null));
+      }
+      finish("error");
+      return answered;
+    }
     if (got.timeout) { finish("timeout"); return answered; }
     if (got.thrown) { job.violations.push(got.thrown); finish("error"); return answered; }
     const answer = got.answer;

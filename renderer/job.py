@@ -13,15 +13,18 @@ from pathlib import Path
 from typing import Any
 
 from refpool.core.text import repair_text
+from renderer.colour_names import css_colour_names
 from renderer.profiles import (
+    BUILTIN_BRUSHES,
+    BUILTIN_FIELDS,
     CODES,
     COLOUR_METHODS,
+    ENV_BRUSH,
     GEOMETRY_CALLS,
     GEOMETRY_METHODS,
     INTRINSICS,
     MAX_CALLS,
     PAINTING_CALLS,
-    PERMISSIVE_BRUSH,
     REMOVED_HELPERS,
     REPLAYED_P5,
     SHADOWED,
@@ -31,6 +34,7 @@ from renderer.profiles import (
 
 WORKER = Path(__file__).resolve().parent / "sketch_worker.js"
 SEEDED_RANDOM = WORKER.with_name("seeded_random.js")  # the painting page uses the same file
+INTEGRITY = WORKER.with_name("realm_integrity.js")  # the built-ins at boot, and every change
 # Math.random values p5.brush 2.2.2 takes when it loads (its PRNG and noise seeds): the
 # sketch's stream starts after them, as on the painting page.
 BRUSH_LOAD_DRAWS = 4
@@ -45,6 +49,11 @@ def _bootstrap() -> str:
 @cache
 def _seeded_random() -> str:
     return SEEDED_RANDOM.read_text(encoding="utf-8").rstrip()
+
+
+@cache
+def _integrity() -> str:
+    return INTEGRITY.read_text(encoding="utf-8").rstrip()
 
 
 def realm_config(
@@ -82,8 +91,11 @@ def realm_config(
         "geometryMethods": list(GEOMETRY_METHODS),
         "removedHelpers": [list(pair) for pair in REMOVED_HELPERS],
         "brushMethods": list(profile.brush_methods),
-        "knownBrush": list(PERMISSIVE_BRUSH),
+        "knownBrush": list(ENV_BRUSH),
         "paintingCalls": list(PAINTING_CALLS),
+        "builtinBrushes": list(BUILTIN_BRUSHES),
+        "builtinFields": list(BUILTIN_FIELDS),
+        "namedColours": css_colour_names(),
         "codes": CODES,
     }
 
@@ -106,6 +118,8 @@ def job_script(source: str, config: dict[str, Any]) -> tuple[bytes, int]:
         '\n;return { setup: typeof setup === "function" ? setup : undefined,'
         ' draw: typeof draw === "function" ? draw : undefined };\n}\n}, '
         + _seeded_random()
+        + ", "
+        + _integrity()
         + ");\n"
     )
     return (head + repair_text(source) + tail).encode("utf-8"), prefix

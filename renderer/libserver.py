@@ -81,7 +81,7 @@ class _QuietServer(ThreadingHTTPServer):
 class LibServer:
     """Serves /harness.html, /harness.js, /lib/*.js and /job/<token>.js on 127.0.0.1."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, env_pixels: bool = False) -> None:
         nm = node_modules()
         self.files = {
             "/harness.html": (HARNESS_HTML, "text/html; charset=utf-8"),
@@ -102,7 +102,8 @@ class LibServer:
             ),
             "/lib/p5.brush.js": (
                 served_brush(
-                    (nm / "p5.brush" / "dist" / "p5.brush.js").read_text(encoding="utf-8")
+                    (nm / "p5.brush" / "dist" / "p5.brush.js").read_text(encoding="utf-8"),
+                    env_pixels=env_pixels,
                 ).encode("utf-8"),
                 "text/javascript; charset=utf-8",
             ),

@@ -31,6 +31,14 @@ PERMISSIVE_BRUSH = REFERENCE_BRUSH + (
     "refreshField", "seed", "set", "spline", "stroke", "strokeWeight", "wRand", "wash", "wiggle",
 )  # fmt: skip
 
+# The watercolour env's gate (HuggingEnvs 02-watercolour, core/sketch_source.py KNOWN_CALLS):
+# all 47 public names of its vendored p5.brush 2.2, plumbing included (load, instance, add,
+# clip, box). What an env switched to refpool's renderer must accept.
+ENV_BRUSH = PERMISSIVE_BRUSH + ("add", "clip", "instance", "load")
+# p5.brush 2.2's built-in brushes and fields (what brush.box() and brush.listFields() list).
+BUILTIN_BRUSHES = ("pen", "rotring", "2B", "HB", "2H", "cpencil", "charcoal", "spray", "marker")
+BUILTIN_FIELDS = ("hand", "curved", "zigzag", "waves", "seabed", "spiral", "columns")
+
 PAINTING_CALLS = (
     "endShape", "circle", "rect", "polygon", "spline", "line", "arc", "flowLine", "hatch",
     "endStroke",
@@ -49,7 +57,9 @@ P5_HELPERS = (
     "createVector", "millis", "int", "float", "str", "boolean", "hex", "unhex", "nf", "nfc",
     "nfp", "nfs", "splitTokens", "shuffle", "print", "day", "hour", "minute",
     "month", "second", "year", "smooth", "noSmooth", "blendMode", "describe", "pixelDensity",
+    "bezierPoint", "bezierTangent", "splinePoint", "splineTangent",
 )  # fmt: skip
+# Maths on curves: they compute numbers and draw nothing (bezierPoint is no primitive).
 # p5 1.x's array/string helpers (split, join, trim, append, sort, reverse, concat, subset,
 # splice, shorten) are gone from p5 2.x: a sketch uses JavaScript's own methods instead.
 
@@ -57,7 +67,7 @@ P5_PRIMITIVES = (
     "arc", "beginShape", "bezier", "bezierVertex", "circle", "curve", "curveVertex",
     "ellipse", "endShape", "line", "point", "quad", "quadraticVertex", "rect", "square",
     "triangle", "vertex", "plane", "box", "sphere", "cylinder", "cone", "ellipsoid",
-    "torus", "image", "model", "splineVertex", "spline", "bezierPoint",
+    "torus", "image", "model", "splineVertex", "spline",
 )  # fmt: skip
 
 # Violation codes. Messages are written for a model revising its program.
@@ -84,7 +94,7 @@ CODES = {
     "runtime_error": "The sketch threw an error while running. Fix the error at the given line.",
     "timeout": "The sketch did not finish within the time limit (an infinite loop or far too much work).",
     "crash": "The sketch crashed the page (often memory: huge arrays or runaway recursion).",
-    "tamper": "The sketch modified JavaScript built-ins or the page; do not redefine Array, Object, Function or Reflect.",
+    "tamper": "The sketch changed one of JavaScript's built-ins (a method on a prototype, Math.random, a global such as Math), or sent the page calls it cannot check; an attempt counts even when it failed or was undone. Write helper functions of your own instead.",
     "blank_canvas": "The canvas is blank or a single flat colour. Paint a visible flower with brush fills.",
 }
 
@@ -97,9 +107,14 @@ class Profile:
     max_program_chars: int = 100_000  # honest sketches are a few KB, the largest ~20 KB
 
 
+# `env`: what the watercolour env's gate accepts (its 47 p5.brush names): the default of the
+# env-style interface and of serve-renderer. `reference`: the prompt's 10-method allowlist,
+# the stricter choice for building a pool. `permissive`: p5.brush's drawing surface without
+# the env's plumbing names.
 PROFILES = {
     "reference": Profile("reference", REFERENCE_BRUSH),
     "permissive": Profile("permissive", PERMISSIVE_BRUSH),
+    "env": Profile("env", ENV_BRUSH),
 }
 
 
@@ -165,7 +180,7 @@ COLOUR_METHODS = ("setAlpha", "setRed", "setGreen", "setBlue")  # p5.Color's set
 # brush calls that return a shape (brush.Plot / brush.Polygon; circle gives [plot, x, y]),
 # and the shape methods p5.brush documents for reusing it.
 GEOMETRY_CALLS = ("endShape", "polygon", "spline", "arc", "circle")
-GEOMETRY_METHODS = ("draw", "fill", "wash", "hatch", "mass")
+GEOMETRY_METHODS = ("draw", "fill", "wash", "hatch", "mass", "rotate", "show")
 # p5 1.x helpers gone from p5 2.x, with what to write instead.
 REMOVED_HELPERS = (
     ("arrayCopy", "use array.slice()"),
@@ -175,6 +190,8 @@ REMOVED_HELPERS = (
     ("join", "use array.join(separator)"), ("split", "use string.split(separator)"),
     ("trim", "use string.trim()"), ("match", "use string.match(regexp)"),
     ("matchAll", "use string.matchAll(regexp)"),
+    ("curvePoint", "use splinePoint(a, b, c, d, t)"),
+    ("curveTangent", "use splineTangent(a, b, c, d, t)"),
 )  # fmt: skip
 MAX_CALLS = 200_000  # recorded calls per job, all frames together
 

@@ -6,7 +6,7 @@
 // The worker has no DOM, no canvas, no network and no storage, so nothing here can paint:
 // the painting page (harness.js) validates the recorded calls and replays them on the real
 // p5.brush. Whatever the sketch does to this realm changes only what it asks to be painted.
-(function refpoolSketchRealm(config, factory, makeSeededRandom) {
+(function refpoolSketchRealm(config, factory, makeSeededRandom, makeIntegrity) {
   "use strict";
   const scope = self;
   const post = scope.postMessage.bind(scope);
@@ -26,6 +26,21 @@
   const assign = Object.assign;
   const ObjectProto = Object.prototype;
   const indexOf = String.prototype.indexOf;
+  // Captured before any sketch code: the realm answers and records through these even when
+  // the sketch has replaced the built-ins (every such change is itself reported).
+  const promiseThen = Promise.prototype.then;
+  const weakAdd = WeakSet.prototype.add, weakHas = WeakSet.prototype.has;
+  const sketchText = Function.prototype.toString.call(factory);
+  // JavaScript's own globals, and the intrinsics no global names, for the integrity snapshot.
+  const intrinsicRoots = [];
+  for (const name of config.intrinsics) if (name !== "globalThis" && scope[name] != null) intrinsicRoots.push([name, scope[name]]);
+  const hiddenFunctions = [async function () {}, function* () {}, async function* () {}];
+  const hiddenIterators = [[][Symbol.iterator](), new Map().entries(), new Set().values(), ""[Symbol.iterator](),
+    /a/[Symbol.matchAll](""), (function* () {})(), (async function* () {})()];
+  intrinsicRoots.push(["%AsyncFunction%.prototype", protoOf(hiddenFunctions[0])], ["%GeneratorFunction%.prototype", protoOf(hiddenFunctions[1])],
+    ["%AsyncGeneratorFunction%.prototype", protoOf(hiddenFunctions[2])], ["%TypedArray%", protoOf(Uint8Array)]);
+  for (const it of hiddenIterators) intrinsicRoots.push([`%${Object.prototype.toString.call(it).slice(8, -1)}%.prototype`, protoOf(it)]);
+  const F32 = Float32Array;
   const M = {};
   for (const k of ownNames(Math)) M[k] = Math[k];
   Error.stackTraceLimit = 12;
@@ -37,7 +52,8 @@
   const frames = [[]]; // frames[0] is setup(); frames[k] is the k-th draw()
   const state = rec({ frame: 0, running: false, ops: 0, paints: 0, canvas: false, looping: true,
                       finished: false, nextId: 1, angleDegrees: false });
-  const push = (list, item) => { list[list.length] = item; };
+  // An own property, defined: a setter planted on Array.prototype never sees our records.
+  const push = (list, item) => { defineProperty(list, list.length, rec({ value: item, writable: true, enumerable: true, configurable: true })); };
 
   const lineOf = (stack) => {
     if (typeof stack !== "string") return null;
@@ -56,25 +72,36 @@
     }
     return null;
   };
-  const here = () => lineOf(new ErrorCtor().stack);
+  const here = () => {
+    try { return lineOf(new ErrorCtor().stack); } catch (_e) { return null; } // a planted Error getter
+  };
 
   // Our own refusals, known by identity, so the sketch's catch cannot turn them into paint.
   const refusals = new WeakSet();
-  const violate = (code, message) => {
-    if (violations.length < 50) push(violations, rec({ code, message: apply(slice, String(message), [0, 500]), line: here() }));
+  // Every violation is posted to the page the moment it is recorded: an attempt is the
+  // verdict even if the sketch then catches our error, hangs, or breaks the rest of the run.
+  const note = (v) => {
+    if (violations.length >= 50) return;
+    push(violations, v);
+    post(rec({ status: "attempt", violation: v }));
+  };
+  const violate = (code, message, line) => {
+    note(rec({ code, message: apply(slice, String(message), [0, 500]), line: line === undefined ? here() : line }));
     const err = new ErrorCtor(message);
-    refusals.add(err);
+    apply(weakAdd, refusals, [err]);
     throw err;
   };
   const why = (code) => config.codes[code] || "";
 
   // --- the allowlisted global object ------------------------------------------------------
   const KEEP = new Set(config.intrinsics);
+  const removed = []; // every name the worker had: each becomes a tripwire below
   // A constant that cannot be deleted (TEMPORARY, PERSISTENT) leads nowhere.
   const inert = (d) => d && "value" in d && (d.value === null || (typeof d.value !== "object" && typeof d.value !== "function"));
   for (let o = scope; o && o !== Object.prototype; o = protoOf(o)) {
     for (const name of Reflect.ownKeys(o)) {
       if (typeof name === "string" && KEEP.has(name) && o === scope) continue;
+      if (typeof name === "string") removed.push(name);
       if (!Reflect.deleteProperty(o, name) && !inert(Object.getOwnPropertyDescriptor(o, name))) {
         post({ status: "infra", detail: `could not remove ${String(name)} from the sketch realm` });
         throw new ErrorCtor("sketch realm not clean");
@@ -155,13 +182,122 @@
     record("colour", method, args, { target: ref });
     return undefined;
   };
-  for (const m of config.colourMethods) defineProperty(colourProto, m, { value: colourMethod(m) });
+  for (const m of config.colourMethods) {
+    defineProperty(colourProto, m, { value: function (...args) {
+      apply(colourMethod(m), this, args);
+      const v = colourValues.get(this);
+      if (v) colourValues.set(this, setChannel(v, m, args[0]));
+      return undefined;
+    } });
+  }
   defineProperty(colourProto, "toString", { value: () => "[p5.Color]" });
   freeze(colourProto);
   const makeColour = (name, args) => {
     const [obj, id] = newHandle("$c", colourProto);
     record("color", name, args, { id });
+    const value = name === "lerpColor" ? lerpValue(args) : colourValue(args);
+    if (value) colourValues.set(obj, value);
     return obj;
+  };
+
+  // --- reading a colour's channels, here where the sketch asks (p5 2.x's readers) ----------
+  // The page paints the colour handle; the channels are computed here from what the sketch
+  // passed, in the colorMode it was in, so red()/hue()/... return numbers as p5 does.
+  const colourValues = new WeakMap(); // a colour handle -> [r, g, b, a], each 0..1
+  const colourModes = rec({ mode: config.constants.RGB || "rgb", maxes: rec({}) });
+  const defaultMaxes = (mode) => (mode === (config.constants.RGB || "rgb") ? [255, 255, 255, 255] : [360, 100, 100, 1]);
+  const maxesOf = (mode) => colourModes.maxes[mode] || defaultMaxes(mode);
+  const HSB = config.constants.HSB || "hsb", HSL = config.constants.HSL || "hsl";
+  const hsbToRgb = (h, s, v) => {
+    const f = (n) => { const k = (n + h * 6) % 6; return v - v * s * M.max(0, M.min(k, 4 - k, 1)); };
+    return [f(5), f(3), f(1)];
+  };
+  const hslToRgb = (h, s, l) => {
+    const a = s * M.min(l, 1 - l);
+    const f = (n) => { const k = (n + h * 12) % 12; return l - a * M.max(-1, M.min(k - 3, 9 - k, 1)); };
+    return [f(0), f(8), f(4)];
+  };
+  const rgbToHsx = (r, g, b) => {
+    const max = M.max(r, g, b), min = M.min(r, g, b), d = max - min;
+    let h = 0;
+    if (d) h = max === r ? ((g - b) / d) % 6 : max === g ? (b - r) / d + 2 : (r - g) / d + 4;
+    h = ((h * 60) + 360) % 360 / 360;
+    const l = (max + min) / 2;
+    return rec({ h, sb: max ? d / max : 0, v: max, sl: d ? d / (1 - M.abs(2 * l - 1)) : 0, l });
+  };
+  const clamp01 = (x) => M.min(1, M.max(0, x));
+  const fromNumbers = (n, mode) => {
+    const mx = maxesOf(mode);
+    if (n.length === 1 || n.length === 2) {
+      const g = clamp01(n[0] / maxesOf(config.constants.RGB || "rgb")[0]);
+      return [g, g, g, n.length === 2 ? clamp01(n[1] / mx[3]) : 1];
+    }
+    const a = n.length > 3 ? clamp01(n[3] / mx[3]) : 1;
+    const [x, y, z] = [n[0] / mx[0], clamp01(n[1] / mx[1]), clamp01(n[2] / mx[2])];
+    if (mode === HSB) return [...hsbToRgb(((x % 1) + 1) % 1, y, z), a];
+    if (mode === HSL) return [...hslToRgb(((x % 1) + 1) % 1, y, z), a];
+    return [clamp01(x), y, z, a];
+  };
+  const cssNumber = (t, scale) => (t.endsWith("%") ? parseFloat(t) / 100 : parseFloat(t) / scale);
+  const fromCss = (text) => {
+    const s = text.trim().toLowerCase();
+    if (s[0] === "#") {
+      const h = s.slice(1);
+      if (!/^[0-9a-f]+$/.test(h) || [3, 4, 6, 8].indexOf(h.length) < 0) return null;
+      const d = h.length <= 4 ? [...h].map((c) => parseInt(c + c, 16)) : h.match(/../g).map((c) => parseInt(c, 16));
+      return [d[0] / 255, d[1] / 255, d[2] / 255, d.length > 3 ? d[3] / 255 : 1];
+    }
+    const named = config.namedColours[s];
+    if (named) return [named[0] / 255, named[1] / 255, named[2] / 255, s === "transparent" ? 0 : 1];
+    const m = /^(rgba?|hsla?|hsba?)\(([^)]*)\)$/.exec(s);
+    if (!m) return null;
+    const t = m[2].split(/[\s,/]+/).filter((x) => x);
+    if (t.length < 3 || t.some((x) => !isFinite(parseFloat(x)))) return null;
+    const alpha = t.length > 3 ? clamp01(cssNumber(t[3], 1)) : 1;
+    if (m[1][0] === "r") return [clamp01(cssNumber(t[0], 255)), clamp01(cssNumber(t[1], 255)), clamp01(cssNumber(t[2], 255)), alpha];
+    const h = ((parseFloat(t[0]) / 360) % 1 + 1) % 1, u = clamp01(cssNumber(t[1], 100)), w = clamp01(cssNumber(t[2], 100));
+    return [...(m[1][2] === "l" ? hslToRgb(h, u, w) : hsbToRgb(h, u, w)), alpha];
+  };
+  const colourValue = (args) => {
+    const a0 = args[0];
+    if (args.length === 1 && a0 !== null && typeof a0 === "object" && colourValues.has(a0)) return [...colourValues.get(a0)];
+    if (typeof a0 === "string") return args.length === 1 ? fromCss(a0) : null;
+    const n = isArray(a0) ? a0 : args;
+    if (n.length < 1 || n.length > 4) return null;
+    for (let i = 0; i < n.length; i++) if (typeof n[i] !== "number" || !isFinite(n[i])) return null;
+    return fromNumbers(n, colourModes.mode);
+  };
+  const lerpValue = ([c1, c2, t]) => {
+    const a = colourValue([c1]), b = colourValue([c2]);
+    if (!a || !b || typeof t !== "number") return null;
+    const k = clamp01(t);
+    return [0, 1, 2, 3].map((i) => a[i] + (b[i] - a[i]) * k);
+  };
+  const setChannel = (v, method, x) => {
+    if (typeof x !== "number") return v;
+    const rgbMax = maxesOf(config.constants.RGB || "rgb"), out = [...v];
+    const at = { setRed: 0, setGreen: 1, setBlue: 2, setAlpha: 3 }[method];
+    out[at] = clamp01(x / (at === 3 ? maxesOf(colourModes.mode)[3] : rgbMax[at]));
+    return out;
+  };
+  const channel = (name) => (...args) => {
+    const v = colourValue(args.length === 1 ? [args[0]] : args);
+    if (!v) {
+      violate("bad_argument", `${name}() could not read the colour it was given: pass a colour from color(), numbers, '#rrggbb', rgb()/hsl() or a CSS colour name`);
+    }
+    const rgbMax = maxesOf(config.constants.RGB || "rgb"), mode = colourModes.mode;
+    const hsx = rgbToHsx(v[0], v[1], v[2]);
+    const hueMode = mode === HSB ? HSB : HSL;
+    switch (name) {
+      case "red": return v[0] * rgbMax[0];
+      case "green": return v[1] * rgbMax[1];
+      case "blue": return v[2] * rgbMax[2];
+      case "alpha": return v[3] * maxesOf(mode)[3];
+      case "hue": return hsx.h * maxesOf(hueMode)[0];
+      case "saturation": return (mode === HSB ? hsx.sb : hsx.sl) * maxesOf(hueMode)[1];
+      case "brightness": return hsx.v * maxesOf(HSB)[2];
+      default: return hsx.l * maxesOf(HSL)[2];
+    }
   };
 
   // --- geometry returned by brush (Plot, Polygon): methods recorded against its handle ---
@@ -241,6 +377,42 @@
     static lerp(a, b, t) { return new Vector(...parts(a)).lerp(b, t); }
     static mag(a) { return new Vector(...parts(a)).mag(); }
     static normalize(a) { return new Vector(...parts(a)).normalize(); }
+    static fromAngles(theta, phi, len = 1) {
+      const t = toRad(theta), p = toRad(phi);
+      return new Vector(len * M.sin(t) * M.sin(p), -len * M.cos(t), len * M.sin(t) * M.cos(p));
+    }
+    static random3D() {
+      const a = seededMath() * M.PI * 2, z = seededMath() * 2 - 1, r = M.sqrt(1 - z * z);
+      return new Vector(r * M.cos(a), r * M.sin(a), z);
+    }
+    static copy(a) { return new Vector(...parts(a)); }
+    static rem(a, b) { return new Vector(...parts(a)).rem(b); }
+    static magSq(a) { return new Vector(...parts(a)).magSq(); }
+    static limit(a, n) { return new Vector(...parts(a)).limit(n); }
+    static setMag(a, n) { return new Vector(...parts(a)).setMag(n); }
+    static heading(a) { return new Vector(...parts(a)).heading(); }
+    static setHeading(a, h) { return new Vector(...parts(a)).setHeading(h); }
+    static rotate(a, angle) { return new Vector(...parts(a)).rotate(angle); }
+    static angleBetween(a, b) { return new Vector(...parts(a)).angleBetween(b); }
+    static reflect(a, n) { return new Vector(...parts(a)).reflect(n); }
+    static equals(a, b) { return new Vector(...parts(a)).equals(b); }
+    static slerp(a, b, t) { return new Vector(...parts(a)).slerp(b, t); }
+    reflect(n) {
+      const p = parts(n), m = M.hypot(p[0], p[1], p[2]) || 1, u = [p[0] / m, p[1] / m, p[2] / m];
+      const d = 2 * (this.x * u[0] + this.y * u[1] + this.z * u[2]);
+      this.x -= u[0] * d; this.y -= u[1] * d; this.z -= u[2] * d;
+      return this;
+    }
+    slerp(v, t) {
+      // p5's slerp for the 2D vectors sketches use: the angle and the length interpolated.
+      const p = parts(v), h0 = M.atan2(this.y, this.x), h1 = M.atan2(p[1], p[0]);
+      let d = h1 - h0;
+      if (d > M.PI) d -= 2 * M.PI; else if (d < -M.PI) d += 2 * M.PI;
+      const m = this.mag() + (M.hypot(p[0], p[1], p[2]) - this.mag()) * t, h = h0 + d * t;
+      this.x = m * M.cos(h); this.y = m * M.sin(h); this.z += (p[2] - this.z) * t;
+      return this;
+    }
+    clampToZero() { for (const k of ["x", "y", "z"]) if (M.abs(this[k]) < 1e-8) this[k] = 0; return this; }
   }
 
   // Math.random is the painting page's seeded stream (the same function the page uses),
@@ -373,9 +545,32 @@
   p5.noiseDetail = (lod, falloff = 0.5) => { if (lod > 0) perlinOctaves = lod; if (falloff > 0) perlinFalloff = falloff; };
   p5.color = (...args) => makeColour("color", args);
   p5.lerpColor = (a, b, t) => makeColour("lerpColor", [a, b, t]);
-  const channelRefused = (name) => () => violate("p5_forbidden",
-    `${name}() cannot read a colour here (colours are evaluated where the painting happens): keep the numbers you passed to color() and use those`);
-  for (const name of ["red", "green", "blue", "alpha", "hue", "saturation", "brightness", "lightness"]) p5[name] = channelRefused(name);
+  for (const name of ["red", "green", "blue", "alpha", "hue", "saturation", "brightness", "lightness"]) p5[name] = channel(name);
+  p5.colorMode = function (mode, ...maxes) {
+    if (mode === config.constants.RGB || mode === HSB || mode === HSL) {
+      colourModes.mode = mode;
+      const n = maxes.filter((x) => typeof x === "number");
+      if (n.length === 1) colourModes.maxes[mode] = [n[0], n[0], n[0], n[0]];
+      else if (n.length >= 3) colourModes.maxes[mode] = [n[0], n[1], n[2], n.length > 3 ? n[3] : maxesOf(mode)[3]];
+    }
+    record("p5", "colorMode", [mode, ...maxes]);
+    return undefined;
+  };
+  // Points and tangents on curves: maths that draws nothing (p5's formulas).
+  p5.bezierPoint = (a, b, c, d, t) => { const u = 1 - t; return u * u * u * a + 3 * u * u * t * b + 3 * u * t * t * c + t * t * t * d; };
+  p5.bezierTangent = (a, b, c, d, t) => {
+    const u = 1 - t;
+    return 3 * d * t * t - 3 * c * t * t + 6 * c * u * t - 6 * b * u * t + 3 * b * u * u - 3 * a * u * u;
+  };
+  // p5 2.x's splinePoint/splineTangent at the default tightness 0 (p5 1.x's curvePoint).
+  p5.splinePoint = (a, b, c, d, t) => {
+    const t3 = t * t * t, t2 = t * t;
+    return a * (-0.5 * t3 + t2 - 0.5 * t) + b * (1.5 * t3 - 2.5 * t2 + 1) + c * (-1.5 * t3 + 2 * t2 + 0.5 * t) + d * (0.5 * t3 - 0.5 * t2);
+  };
+  p5.splineTangent = (a, b, c, d, t) => {
+    const t2 = t * t;
+    return a * (-1.5 * t2 + 2 * t - 0.5) + b * (4.5 * t2 - 5 * t) + c * (-4.5 * t2 + 4 * t + 0.5) + d * (1.5 * t2 - t);
+  };
   p5.createVector = (x, y, z) => new Vector(x, y, z);
   // Maths, as p5 2.x defines it (trigonometry in the current angleMode).
   p5.sin = (a) => M.sin(toRad(a)); p5.cos = (a) => M.cos(toRad(a)); p5.tan = (a) => M.tan(toRad(a));
@@ -441,9 +636,72 @@
   // --- the brush facade -------------------------------------------------------------------
   const brush = create(null);
   const painting = new Set(config.paintingCalls);
+  // A field function runs here, when p5.brush would run it (brush.field() of a field not yet
+  // made, brush.refreshField(t)): its grid of angles goes with that call to the page.
+  const fields = new Map(); // name -> {fn, made}
+  let currentField = null;
+  const COLS = M.round((2 * config.width) / (config.width * 0.01));
+  const ROWS = M.round((2 * config.height) / (config.width * 0.01));
+  const fieldGrid = (name, t) => {
+    const grid = [];
+    for (let c = 0; c < COLS; c++) grid[c] = new F32(ROWS);
+    const out = fields.get(name).fn(t, grid);
+    const flat = new F32(COLS * ROWS);
+    for (let c = 0; c < COLS; c++) {
+      const col = out && out[c];
+      if (col === null || col === undefined) {
+        violate("runtime_error", `brush.addField("${name}", fn): fn(t, field) must fill the field it is given (${COLS} columns of ${ROWS} angles) and return it`);
+      }
+      for (let r = 0; r < ROWS; r++) flat[c * ROWS + r] = col[r];
+    }
+    return flat;
+  };
+  const fieldCall = (name, args) => {
+    if (name === "addField") {
+      if (typeof args[1] !== "function") violate("bad_argument", "brush.addField(name, fn) needs fn(t, field) returning the field grid of angles");
+      fields.set(args[0], rec({ fn: args[1], made: false }));
+      record("brush", name, [args[0], args[2]]);
+      return true;
+    }
+    if (name === "field" || name === "wiggle") currentField = name === "field" ? args[0] : "hand";
+    const own = fields.get(currentField);
+    if (name === "field" && own && !own.made) {
+      const grid = fieldGrid(currentField, 0);
+      own.made = true;
+      record("brush", name, args, { grid, fieldName: currentField });
+      return true;
+    }
+    if (name === "refreshField" && own) {
+      record("brush", name, args, { grid: fieldGrid(currentField, args[0] === undefined ? 0 : args[0]), fieldName: currentField });
+      return true;
+    }
+    return false;
+  };
+  // Names that only answer (lists, a weighted pick) or are the page's plumbing: nothing to paint.
+  let wRandState = (config.seed ^ 0x9e3779b9) >>> 0;
+  const answers = {
+    listFields: () => { const names = [...config.builtinFields]; for (const k of fields.keys()) if (names.indexOf(k) < 0) names.push(k); return names; },
+    box: () => [...config.builtinBrushes],
+    load: () => undefined,
+    instance: () => undefined,
+    clip: (x) => x,
+    wRand: (weights) => {
+      // p5.brush draws this from its own generator, known only in the page: a seeded one here.
+      wRandState = (wRandState + 0x6d2b79f5) >>> 0;
+      let z = wRandState;
+      z = M.imul(z ^ (z >>> 15), z | 1); z ^= z + M.imul(z ^ (z >>> 7), z | 61);
+      const u = ((z ^ (z >>> 14)) >>> 0) / 4294967296;
+      let total = 0;
+      for (const k of ownNames(weights || {})) total += weights[k];
+      let at = u * total;
+      for (const k of ownNames(weights || {})) { at -= weights[k]; if (at < 0) return isNaN(k) ? k : parseInt(k, 10); }
+      return undefined;
+    },
+  };
   for (const name of config.brushMethods) {
     brush[name] = function (...args) {
-      if (name === "addField") violate("bad_argument", "brush.addField() takes a function, which cannot reach the painting page; use a built-in field with brush.field(name)");
+      if (name in answers) return answers[name](...args);
+      if (fieldCall(name, args)) return undefined;
       if (painting.has(name)) state.paints++;
       if (config.geometryCalls.indexOf(name) < 0) { record("brush", name, args); return undefined; }
       const [shape, id] = newHandle("$h", geometryProto);
@@ -492,6 +750,17 @@
 
   // --- install the sketch's globals --------------------------------------------------------
   for (const name of ownNames(config.shadowed)) if (!(name in p5) && name !== "brush") tripwire(name, config.shadowed[name]);
+  // Whatever else the worker had (importScripts, WorkerNavigator, close, onmessage...) trips
+  // too: a touch of anything that is not JavaScript's own is an attempt, named or not.
+  for (const name of removed) if (!(name in p5) && !(name in config.shadowed) && name !== "brush") tripwire(name, "forbidden_api");
+  // JavaScript's own globals stay readable; assigning one (Math = fake) is an attempt too.
+  for (const name of config.intrinsics) {
+    const d = Object.getOwnPropertyDescriptor(scope, name);
+    if (name in config.shadowed || !d || !d.configurable || !("value" in d)) continue; // tripwires, NaN...
+    const value = d.value;
+    const trip = () => violate("tamper", `${name} is JavaScript's own and may not be reassigned: keep your own value in a variable of another name`);
+    defineProperty(scope, name, { get: () => value, set: trip, configurable: true, enumerable: false });
+  }
   for (const name of ownNames(p5)) if (name !== "P5Vector") define(name, p5[name]);
   for (const name of ownNames(config.constants)) define(name, config.constants[name]);
   define("brush", brushView);
@@ -505,9 +774,29 @@
   for (const name of ["mouseX", "mouseY", "pmouseX", "pmouseY"]) define(name, 0);
   defineProperty(scope, "frameCount", { get: () => state.frame, configurable: true });
 
+  // --- the Function constructors: every route to one (fn.constructor, an async function's,
+  // a generator's) ends in this trap, which records the attempt; the CSP would only throw.
+  const constructorTrap = function Function() {
+    return violate("forbidden_api", `the Function constructor (code built from a string) is not allowed: write the code itself. ${why("forbidden_api")}`);
+  };
+  for (const fn of [function () {}, ...hiddenFunctions]) {
+    defineProperty(protoOf(fn), "constructor", { value: constructorTrap, writable: true, configurable: true, enumerable: false });
+  }
+
+  // --- the built-ins as they are now: any later change is the sketch's (realm_integrity.js)
+  const integrity = makeIntegrity(intrinsicRoots, sketchText, 2);
+  const checkIntegrity = (where, full) => {
+    const found = integrity.changes(10, full === true);
+    for (let i = 0; i < found.length; i++) {
+      const c = found[i];
+      const what = c.key === "[[Prototype]]" || c.key === "[[Extensible]]" ? c.path : `${c.path}.${c.key}`;
+      note(rec({ code: "tamper", line: c.line, message: `the sketch ${c.what} ${what} (seen after ${where}): JavaScript's built-ins are shared by all code and may not be changed, even when the change fails or is undone; write a helper function of your own instead` }));
+    }
+  };
+
   // --- running it ---------------------------------------------------------------------------
   const describe = (err) => {
-    if (refusals.has(err)) return null; // already recorded with its own code
+    if (apply(weakHas, refusals, [err])) return null; // already recorded with its own code
     let name = "", message = "", stack = null;
     try {
       if (err !== null && (typeof err === "object" || typeof err === "function")) {
@@ -530,6 +819,12 @@
     answered = true;
     post({ status, violations, console: consoleLines, frames, paints: state.paints, canvas: state.canvas });
   };
+  // Backstop: whatever the worker's CSP blocks (an import(), eval by a route we did not trap)
+  // is reported by the browser itself, with the line.
+  listen("securitypolicyviolation", (event) => {
+    const line = event.sourceFile === config.scriptUrl && event.lineNumber > config.prefixLines ? event.lineNumber - config.prefixLines : null;
+    note(rec({ code: "forbidden_api", message: `the sketch tried to load or evaluate code (${event.effectiveDirective}, ${event.blockedURI}): ${why("forbidden_api")}`, line }));
+  });
   listen("unhandledrejection", (event) => {
     event.preventDefault();
     failWith(event.reason);
@@ -537,39 +832,44 @@
 
   // Runs one sketch function; a returned thenable (an async setup/draw) is awaited while the
   // frame is still open. A `then` getter is the sketch's own code, running in this realm.
-  const runFrame = async (fn) => {
+  const runFrame = async (fn, where) => {
     state.running = true;
     try {
       const result = fn();
-      if (result !== null && (typeof result === "object" || typeof result === "function")) await result;
+      if (result !== null && (typeof result === "object" || typeof result === "function")) {
+        checkIntegrity(where); // before awaiting what the sketch returned
+        await result;
+      }
     } finally {
       state.running = false;
+      checkIntegrity(where);
     }
   };
 
   const main = async () => {
     let entry;
     state.running = true;
-    try { entry = factory(); } finally { state.running = false; }
+    try { entry = factory(); } finally { state.running = false; checkIntegrity("the sketch's top level"); }
     const setup = entry && entry.setup, draw = entry && entry.draw;
     if (typeof setup !== "function") {
       push(violations, rec({ code: "no_setup", message: why("no_setup"), line: null }));
       return;
     }
-    await runFrame(setup);
+    await runFrame(setup, "setup()");
     if (typeof draw === "function") {
       for (let k = 1; k <= config.maxFrames; k++) {
         state.frame = k;
         frames[k] = [];
-        await runFrame(draw);
+        await runFrame(draw, `draw() (frame ${k})`);
         if (!state.looping) break;
       }
     }
     // Callbacks the sketch queued run now, with no frame open: they are reported.
     await new PromiseCtor((resolve) => macrotask(resolve, 0));
+    checkIntegrity("the sketch had run", true);
   };
-  main().then(
+  apply(promiseThen, main(), [
     () => answer(violations.length ? "error" : "done"),
     (err) => { failWith(err); answer("error"); },
-  );
+  ]);
 })

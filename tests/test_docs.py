@@ -14,8 +14,9 @@ import pytest
 
 from refpool import docgen
 from refpool.cli import build_parser, commands
-from refpool.core.contracts import RELEASE_COLUMNS, ReleaseRow
+from refpool.core.contracts import ReleaseRow
 from refpool.core.errors import RefpoolError
+from refpool.core.release_columns import RELEASE_COLUMN_SOURCES, RELEASE_COLUMNS
 from renderer.profiles import CODES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,6 +39,7 @@ def test_a_stale_page_is_caught(tmp_path) -> None:
 
 def test_release_columns_describe_every_field_in_order() -> None:
     assert list(RELEASE_COLUMNS) == [f.name for f in dataclasses.fields(ReleaseRow)]
+    assert list(RELEASE_COLUMN_SOURCES) == list(RELEASE_COLUMNS)  # each says where it comes from
 
 
 def test_every_command_and_option_has_help() -> None:

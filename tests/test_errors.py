@@ -108,7 +108,7 @@ def test_argparse_usage_errors_keep_exit_2():
 
 
 def test_a_bug_keeps_its_traceback_and_ctrl_c_exits_130(monkeypatch, capsys):
-    from pool import cli as pool_cli
+    from pool import cli_versions as pool_cli  # where `pool versions` lives
 
     def broken(args):
         return 1 // 0
@@ -126,7 +126,7 @@ def test_a_bug_keeps_its_traceback_and_ctrl_c_exits_130(monkeypatch, capsys):
 
 
 def test_the_cli_turns_hints_into_flags_and_statuses_into_exit_codes(monkeypatch, capsys):
-    from pool import cli as pool_cli
+    from pool import cli_versions as pool_cli  # where `pool versions` lives
 
     def refuses(args):
         raise errors.RefpoolError("the tag names other contents", hint="force tag")

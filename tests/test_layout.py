@@ -44,6 +44,7 @@ POOL_LAYERS: dict[str, int] = {
     "pool.dataset": 5,  # export, card, publishing, sampler
     "pool.cli": 6,
     "pool.cli_reward": 6,
+    "pool.cli_versions": 6,
 }
 SHELLS = ("app", "refpool.cli", "refpool.demo", "refpool.docgen")
 # The renderer's CLI keeps its renders in the data directory, like every other command.

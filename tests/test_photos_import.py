@@ -15,7 +15,7 @@ from refpool.cli import main
 from refpool.core.store.photos import list_photos, photo_file
 from refpool.intake.photos import LicenceError, import_folder, normalise_licence
 
-HEADER = ["file", "source", "author", "license", "notes"]
+HEADER = ["file", "source", "author", "license", "notes", "subject"]
 
 
 def flower(size=(400, 300), hue=(220, 80, 60), seed=0) -> Image.Image:
@@ -44,7 +44,7 @@ def write_csv(folder, rows):
 
 
 def row(name, licence="CC BY 2.0"):
-    return [name, f"https://example.org/{name}", "Jane Doe", licence, ""]
+    return [name, f"https://example.org/{name}", "Jane Doe", licence, "", "flower"]
 
 
 @pytest.mark.parametrize(
@@ -239,3 +239,89 @@ def test_cli_reports_a_malformed_manifest(tmp_path, capsys):
     assert main(["photos", "import", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "missing column(s) source, license" in err
+
+
+# -- subjects are data, and everything read is shown first (issue 33, item 1) ---------------
+def _unnamed_folder(tmp_path):
+    """Two photos whose file names start with words that are no subject, and no subject column."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "rotated_1.jpg").write_bytes(jpeg(_stripes((320, 240))))
+    (folder / "huge_2.jpg").write_bytes(jpeg(_rings((300, 300))))
+    (folder / "photos.csv").write_text(
+        "file,source,author,license\n"
+        "rotated_1.jpg,https://example.org/r (via a friend),Ana,CC BY 4.0\n"
+        "huge_2.jpg,https://example.org/h,Ana,cc0\n"
+    )
+    return folder
+
+
+def test_a_subject_is_never_guessed_from_the_file_name(store, tmp_path):
+    folder = _unnamed_folder(tmp_path)
+    report = import_folder(store, folder)
+    assert not report.imported and not list_photos(store)
+    refused = dict(report.refused)
+    assert set(refused) == {"rotated_1.jpg", "huge_2.jpg"}
+    assert all("no subject" in why and "none is guessed" in why for why in refused.values())
+    given = import_folder(store, folder, subject="poppy")
+    assert given.ok and {p.subject for p in given.imported} == {"poppy"}
+
+
+def test_the_subject_column_wins_over_subject_option(store, tmp_path):
+    folder = _unnamed_folder(tmp_path)
+    csv_text = (folder / "photos.csv").read_text().splitlines()
+    rows = [csv_text[0] + ",subject", csv_text[1] + ",tulip", csv_text[2] + ","]
+    (folder / "photos.csv").write_text("\n".join(rows) + "\n")
+    report = import_folder(store, folder, subject="poppy")
+    assert {p.file_name: p.subject for p in report.imported} == {
+        "rotated_1.jpg": "tulip",
+        "huge_2.jpg": "poppy",
+    }
+
+
+def test_dry_run_shows_every_fact_and_stores_nothing(tmp_path, capsys, refpool_home):
+    folder = _unnamed_folder(tmp_path)
+    assert main(["photos", "import", str(folder), "--dry-run", "--subject", "poppy"]) == 0
+    out = capsys.readouterr().out
+    assert "rotated_1.jpg: import: 320x240 px" in out
+    assert "subject  poppy  (from --subject)" in out
+    assert "licence  CC-BY 4.0  (read from 'CC BY 4.0')" in out
+    assert "note     (via a friend)" in out and "author   Ana" in out
+    assert "would import 2" in out and "nothing stored" in out
+    assert main(["photos", "import", str(folder)]) == 1  # no subject, none guessed: refused
+    assert "2 photo(s) have no subject" in capsys.readouterr().out
+    assert main(["photos", "list", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert not (refpool_home / "photos").exists()
+
+
+def test_import_help_lists_every_column_and_where_it_goes(capsys):
+    with pytest.raises(SystemExit):
+        main(["photos", "import", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for column in ("file", "source", "author", "license", "notes", "subject"):
+        assert f" {column} " in text
+    assert "never guessed from the file name" in text and "--dry-run" in text
+    assert "stored as:" in text and "photos.subject" in text
+
+
+def test_the_samples_import_with_their_subjects(store, sample_photos):
+    report = import_folder(store, sample_photos)
+    assert {p.subject for p in report.imported} == {"dahlia", "daisy", "rose"}
+
+
+def test_at_a_terminal_the_import_asks_for_a_subject_and_needs_a_yes(
+    tmp_path, capsys, monkeypatch, store
+):
+    from refpool.intake import cli as intake_cli
+
+    folder = _unnamed_folder(tmp_path)
+    monkeypatch.setattr(intake_cli, "_at_terminal", lambda: True)
+    answers = iter(["red poppy", "n"])  # named, then not confirmed: nothing is recorded
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    assert main(["photos", "import", str(folder)]) == 1
+    assert not list_photos(store)
+    answers = iter(["red poppy", "y"])
+    assert main(["photos", "import", str(folder)]) == 0
+    assert {p.subject for p in list_photos(store)} == {"red poppy"}
+    assert "no subject for some photos (nothing is guessed)" in capsys.readouterr().out

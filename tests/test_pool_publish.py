@@ -49,6 +49,7 @@ def test_dry_run_shows_the_release_layout_and_needs_no_network(store, hub):
     stems = sorted(f"{t}_{int(c):06d}" for c, t in pv.tiers.items())
     assert paths == sorted(
         ["README.md", "metadata.jsonl", "photo_attribution.json"]
+        + ["preference.jsonl", "prompts.jsonl", "sft.jsonl"]  # training sets (no chains)
         + [f"images/{s}.png" for s in stems]
         + [f"sources/{s}.js" for s in stems]
     )

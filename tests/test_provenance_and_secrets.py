@@ -121,13 +121,14 @@ def test_a_router_fallback_is_recorded_shown_and_released(store, photo_id, cli, 
     assert rows["served-fallback"]["served_model"] == FALLBACK
     assert rows["served-fallback"]["requested_model"] == "fake/served-fallback"
 
-    # the release keeps the generator asked for and what the server said (the four wrote
-    # the same sketch: one of them is released, the others are its duplicates)
+    # the release keeps the model asked for, what the server said and the models-file name
+    # (the four wrote the same sketch: one of them is released, the others are duplicates)
     record_rating(store, fallback_id, "ana", "love")
     save_draft(store, build_pool(store, target=1, love_fraction=1.0, dup_threshold=0))
     pv = release(store, with_diversity=False)
     [row] = releases.rows(store, pv.version)
-    assert (row.generator_model, row.served_model) == ("served-fallback", FALLBACK)
+    assert (row.generator_model, row.served_model) == ("fake/served-fallback", FALLBACK)
+    assert row.generator_name == "served-fallback"  # the models-file name, beside the model id
 
 
 # -- keys scrubbed by value -----------------------------------------------------------------

@@ -254,7 +254,12 @@ def test_the_speed_rewrite_paints_the_same_bytes(renderer, monkeypatch):
     PNG bytes with the shared renderer's (deterministic + the exact speed-up)."""
     import renderer.libserver as libserver
     from renderer import RenderConfig, SyncRenderer
-    from renderer.brush_patches import deterministic_brush
+    from renderer.brush_patches import deterministic_brush, float_fill_masks, gpu_like_fill_layers
+
+    def without_the_speed_up(library: str, *, env_pixels: bool = False) -> str:
+        """What the page loads, less the rewritten pigment mix (the masks stay the env's)."""
+        plain = deterministic_brush(library)
+        return plain if env_pixels else gpu_like_fill_layers(float_fill_masks(plain))
 
     jobs = [
         (YELLOW.with_name("coral_hibiscus.js").read_text(), 0, None),
@@ -264,7 +269,7 @@ def test_the_speed_rewrite_paints_the_same_bytes(renderer, monkeypatch):
     fast = [
         renderer.render(src, seed=seed, profile=prof, skip_static=True) for src, seed, prof in jobs
     ]
-    monkeypatch.setattr(libserver, "served_brush", deterministic_brush)
+    monkeypatch.setattr(libserver, "served_brush", without_the_speed_up)
     with SyncRenderer(RenderConfig(slots=1, deadline_s=30)) as plain:
         slow = [
             plain.render(src, seed=seed, profile=prof, skip_static=True) for src, seed, prof in jobs

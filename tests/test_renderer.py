@@ -119,9 +119,12 @@ def test_static_pass_catches_the_obvious():
     assert "no_webgl_canvas" in codes(good.replace(", WEBGL", ""))
     assert codes("") == {"empty_program"}
     # comments and strings are not code
-    assert (
-        static_check(good + "\n// rect(1,2,3,4) text('x') fetch()\nconst s = 'ellipse(1)';\n") == []
-    )
+    assert static_check(good + "\n// rect(1,2,3,4) fetch()\nconst s = 'the ellipse';\n") == []
+    # ...except to the env's gate, which reads `text(` even in a comment and a primitive's
+    # name even in a string: what it refuses, we refuse, in its words (issue 35)
+    found = static_check(good + "\n// text('x')\nconst s = 'ellipse(1)';\n")
+    assert {v.code for v in found} == {"text", "p5_primitive"}
+    assert all("the env's gate" in v.message for v in found)
 
 
 def test_extract_program_from_model_replies():

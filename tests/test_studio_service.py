@@ -231,3 +231,14 @@ def test_a_rating_off_the_queue_is_refused_and_blames_another_tab_only_when_it_w
     assert s.level == "ok" and my_latest(store, "alice") == {ids[0]: "okay"}
     # a curator with no place in a queue yet (a first API call) has nothing to compare with
     assert service.rate(services, "bob", ids[2], "love", expected=ids[2]).level == "ok"
+
+
+def test_a_withdrawn_photos_paintings_leave_every_queue(services, store):
+    from refpool.core.store import candidates, photo_corrections
+
+    ids = populate(store, 6, photos=2)
+    photo = candidates.get(store, ids[0]).photo_id
+    theirs = {i for i in ids if candidates.get(store, i).photo_id == photo}
+    photo_corrections.withdraw(store, photo, "the author asked us to remove it")
+    queue = service.current_queue(services, "alice")
+    assert queue and not theirs & set(queue) and set(queue) == set(ids) - theirs

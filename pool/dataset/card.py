@@ -12,18 +12,21 @@ from typing import Any
 import yaml
 
 from pool.catalog import PoolEntry
+from pool.dataset.card_reward import reward_card_lines
 from pool.dataset.provenance import (
     ROW_LICENCE,
     ROW_LICENCE_NAME,
     ROW_LICENCE_URL,
+    endpoint_model,
     photo_licence_name,
     photo_licence_url,
     render_info,
     run_configs,
 )
+from pool.dataset.training_card import training_card_lines, training_configs
+from pool.dataset.training_sets import TrainingSets
 from pool.diversity.analysis import headline
 from pool.diversity.records import Metrics
-from pool.reward.view import reward_card_lines
 from pool.selection.versions import version_params
 from refpool.core.contracts import PoolVersion
 from refpool.core.store import Store
@@ -33,14 +36,16 @@ COLUMNS = (
     "`metadata.jsonl` holds one row per image. The published pool's columns come first:"
     " `file_name` (the PNG's path, `images/<tier>_<id>.png`; `datasets` loads it as the"
     " `image` column), `source_file` (`sources/<tier>_<id>.js`), `tier` (the string `love`, `okay`"
-    " or `rung`, also the file-name prefix), `subject`, `generator_model`, `refinement_round`,"
+    " or `rung`, also the file-name prefix), `subject`, `generator_model` (the model id the"
+    " endpoint was asked for), `refinement_round`,"
     " `hpsv3_mu`, `paint_coverage`, `gate_errors` and `reference_photo*`. Then the provenance:"
     " the photo's licence version and URL, the row's `licence`, `licence_url` and"
     " `attribution`, the candidate and parent ids, the program source and sha256, the image"
     " sha256, seed, gate profile and violations, renderer library versions, the critique"
     " history across refinement rounds (JSON), the curators' ratings, `hpsv3_sigma`, the"
-    " pool version and `served_model` (the model id the server said wrote the program: a"
-    " router's fallback makes it differ from the one `generator_model`'s entry asked for)."
+    " pool version, `served_model` (the model id the server said wrote the program: a"
+    " router's fallback makes it differ from `generator_model`) and `generator_name` (the"
+    " generator's name in the models file)."
 )
 DIVERSITY_NOTE = (
     "Vendi scores are the effective number of distinct images (dHash similarity"
@@ -57,10 +62,18 @@ def dataset_card(
     diversity: Metrics | None,
     repo_id: str | None = None,
     scorer: str | None = None,
+    pseudonymised: bool = False,
+    training: TrainingSets | None = None,
 ) -> str:
+    curators = (
+        "Curator names in `curator_ratings` are pseudonyms (`curator-` and 8 hex digits),"
+        " the same for a curator in every version of this pool."
+        if pseudonymised
+        else ""
+    )
     lines = [
         "---",
-        yaml.safe_dump(_metadata(licence, len(entries)), sort_keys=False).strip(),
+        yaml.safe_dump(_metadata(licence, len(entries), training), sort_keys=False).strip(),
         "---",
         "",
         *_introduction(pv, len(entries)),
@@ -69,12 +82,13 @@ def dataset_card(
         "",
         "## Columns",
         "",
-        COLUMNS,
+        " ".join(filter(None, (COLUMNS, curators))),
         "",
         _preference_note(scorer),
-        *reward_card_lines(store, [e.id for e in entries]),
+        *reward_card_lines(store, entries),
         "",
-        *_counts(entries),
+        *training_card_lines(training, repo_id or PLACEHOLDER_REPO, f"v{pv.version}"),
+        *_counts(store, entries),
         *_configuration(store, pv, entries),
     ]
     if diversity:
@@ -85,7 +99,7 @@ def dataset_card(
     return "\n".join(lines) + "\n"
 
 
-def _metadata(licence: str, n: int) -> dict[str, Any]:
+def _metadata(licence: str, n: int, training: TrainingSets | None = None) -> dict[str, Any]:
     return {
         "license": licence,
         "pretty_name": "refpool reference paintings",
@@ -97,7 +111,10 @@ def _metadata(licence: str, n: int) -> dict[str, Any]:
             {
                 "config_name": "default",
                 "data_files": [{"split": "train", "path": ["metadata.jsonl", "images/*.png"]}],
-            }
+            },
+            # The training sets come after it: `datasets` reads every config with the loader
+            # the first one needs (pool/dataset/training_card.py).
+            *training_configs(training),
         ],
     }
 
@@ -200,7 +217,7 @@ def _preference_note(scorer: str | None) -> str:
     )
 
 
-def _counts(entries: list[PoolEntry]) -> list[str]:
+def _counts(store: Store, entries: list[PoolEntry]) -> list[str]:
     def table(heading: str, values: Iterable[object]) -> list[str]:
         counts = sorted(Counter(values).items(), key=lambda kv: (-kv[1], str(kv[0])))
         rows = "\n".join(f"| {k} | {v} |" for k, v in counts)
@@ -209,10 +226,18 @@ def _counts(entries: list[PoolEntry]) -> list[str]:
     return [
         "## Counts",
         "",
-        *table("model", (e.candidate.generator for e in entries)),
+        *table(
+            "model (models-file name)",
+            (_model_and_name(store, e) for e in entries),
+        ),
         *table("refinement round", (e.candidate.round for e in entries)),
         *table("reference photo", (e.photo.file_name for e in entries)),
     ]
+
+
+def _model_and_name(store: Store, entry: PoolEntry) -> str:
+    model, name = endpoint_model(store, entry.candidate), entry.candidate.generator
+    return model if model == name else f"{model} ({name})"
 
 
 def _configuration(store: Store, pv: PoolVersion, entries: list[PoolEntry]) -> list[str]:

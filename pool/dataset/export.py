@@ -7,6 +7,7 @@ an imagefolder dataset that `datasets.load_dataset` and the Hub viewer read.
                                    `tier` (a string), and every provenance column
     DIR/photo_attribution.json     every reference photo, its licence and who made it
     DIR/README.md                  the dataset card; its config points `datasets` at the above
+    DIR/sft.jsonl, ...             the training sets, extra configs (pool/dataset/training_sets.py)
 
 metadata.jsonl is the one source of truth: `datasets` reads it through the card's config, the
 environment reads tiers from the file names it lists. Every file was frozen when the version
@@ -27,16 +28,18 @@ from tqdm import tqdm
 from pool.catalog import load_entries
 from pool.dataset.provenance import HUB_LICENCE
 from pool.dataset.release import LICENCE_RANK, ExportError, Scores, check_exportable, freeze
+from pool.dataset.training_sets import CONFIG_FILES
+from pool.dataset.withdrawn_card import withdrawn_card
 from pool.selection.versions import get_version
 from refpool.core.contracts import PoolVersion
-from refpool.core.store import Store, releases, sha256_bytes
+from refpool.core.store import Store, release_marks, releases, sha256_bytes
 from refpool.core.store.releases import FrozenFile
 
 __all__ = ["ExportError", "ExportResult", "check_exportable", "export_version"]
 
 # What a release consists of; publishing deletes anything else under these from the repo.
-RELEASE_DIRS = ("images/", "sources/", "data/")
-RELEASE_FILES = ("metadata.jsonl", "photo_attribution.json", "README.md")
+RELEASE_DIRS = ("images/", "sources/", "data/", "photos/")  # photos/: shown to training sets
+RELEASE_FILES = ("metadata.jsonl", "photo_attribution.json", "README.md", *CONFIG_FILES.values())
 # The published pool's 13 columns, in its order; the provenance columns follow them.
 PUBLISHED_COLUMNS = (
     "file_name",
@@ -202,4 +205,10 @@ def export_version(
     rows = releases.rows(store, pv.version)
     worst = max((r.licence for r in rows), key=LICENCE_RANK.index)
     sized = [(f.path, f.size) for f in files]
+    if gone := release_marks.withdrawal_of(store, pv.version):
+        # Its files stay as frozen; only the card says, first, that it was withdrawn.
+        card = out / "README.md"
+        card.write_text(withdrawn_card(card.read_text("utf-8"), gone), "utf-8")
+        sized = [(p, card.stat().st_size if p == "README.md" else n) for p, n in sized]
+        notes.append(f"{pv.version} was withdrawn ({gone.note}): its card says so first")
     return ExportResult(out, pv.version, len(rows), sized, HUB_LICENCE[worst], state.note, notes)

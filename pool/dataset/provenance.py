@@ -42,6 +42,16 @@ def served_model(store: Store, candidate: Candidate) -> str | None:
     return call.served_model if call is not None else None
 
 
+def endpoint_model(store: Store, candidate: Candidate) -> str:
+    """The model id the endpoint was asked for when it wrote the candidate's program (the
+    models-file entry's `model`); `procedural` for the offline painter, or the models-file name
+    when no call is recorded (a program made before calls were kept)."""
+    if candidate.coder_call_id is None:
+        return candidate.generator
+    call = model_calls.get(store, candidate.coder_call_id)
+    return call.model if call is not None and call.model else candidate.generator
+
+
 def render_info(store: Store, candidate: Candidate) -> tuple[dict[str, str], str]:
     """(renderer library versions, gate profile) of the render that made the candidate's PNG."""
     rows = []

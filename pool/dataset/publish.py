@@ -42,7 +42,7 @@ from pool.dataset.export import RELEASE_DIRS, RELEASE_FILES, describe_files, exp
 from pool.selection.versions import get_version
 from refpool.core import secret_values
 from refpool.core.errors import RefpoolError
-from refpool.core.store import Store
+from refpool.core.store import Store, release_marks
 
 REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 LFS_CHUNK = 200  # files per preupload round: bounds memory and request size
@@ -148,7 +148,7 @@ def advice(
 
 
 @contextmanager
-def _scrubbed(token: str | None, repo_id: str, endpoint: str) -> Iterator[None]:
+def scrubbed(token: str | None, repo_id: str, endpoint: str) -> Iterator[None]:
     """Re-raise any failure as PublishError, actionable where possible, without the token."""
     try:
         yield
@@ -210,6 +210,12 @@ def publish(
     if not REPO_ID.match(repo_id or ""):
         raise PublishError(f"the dataset repo id must look like OWNER/NAME (got {repo_id!r})")
     pv = get_version(store, version)
+    if gone := release_marks.withdrawal_of(store, pv.version):
+        raise PublishError(
+            f"version {pv.version} was withdrawn ({gone.note}): it is not published anew."
+            " Publish another version; `refpool pool withdraw` already marked it on the Hubs"
+            " it was published to."
+        )
     token = resolve_token(token)
     if not token and not dry_run:
         raise PublishError(NO_TOKEN, hint="dry run")
@@ -234,7 +240,7 @@ def publish(
         if dry_run:
             return plan
         api = HfApi(endpoint=endpoint, token=token)
-        with _scrubbed(token, repo_id, endpoint), hubsync.request_timeout(timeout_s):
+        with scrubbed(token, repo_id, endpoint), hubsync.request_timeout(timeout_s):
             result = _sync(api, plan, folder, pv.notes or "", force_tag, chunk, progress)
     if not store.query(
         "SELECT 1 FROM pool_publications WHERE repo_id = ? AND tag = ? AND commit_oid = ?",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -27,13 +27,17 @@ from tqdm import tqdm
 from pool.catalog import PoolEntry, ineligibility, load_entries
 from pool.dataset import provenance
 from pool.dataset.card import dataset_card
+from pool.dataset.identity import content_hash, equal_version
 from pool.dataset.provenance import HUB_LICENCE, ROW_LICENCE, ROW_LICENCE_URL
+from pool.dataset.pseudonyms import curator_namer
+from pool.dataset.training_prompts import TrainingOptions
+from pool.dataset.training_sets import build_training_sets
 from pool.diversity.analysis import analyse
 from pool.selection.draft import PoolDraft
-from pool.selection.versions import prepare_release, record_release
+from pool.selection.versions import VersionError, list_versions, prepare_release, record_release
 from refpool.core.contracts import RELEASE_TIERS, PoolVersion, ReleaseRow, release_stem
 from refpool.core.errors import RefpoolError
-from refpool.core.store import Store, calibration, releases, sha256_bytes
+from refpool.core.store import Store, calibration, release_marks, releases, sha256_bytes
 from refpool.core.store.releases import FrozenFile
 
 LICENCE_RANK = ["cc0", "cc-by", "cc-by-sa"]
@@ -77,8 +81,10 @@ def release_row(
     tier: str,
     version: str,
     score: tuple[float, float | None] | None,
+    name_curator: Callable[[str], str] = str,
 ) -> ReleaseRow:
     c, photo = entry.candidate, entry.photo
+    ratings = sorted((name_curator(n), t) for n, t in entry.votes.items())
     name = release_stem(tier, c.id)
     libs, profile = provenance.render_info(store, c)
     row_licence = ROW_LICENCE[photo.licence]
@@ -87,7 +93,7 @@ def release_row(
         source_file=f"sources/{name}.js",
         tier=tier,
         subject=photo.subject,
-        generator_model=c.generator,
+        generator_model=provenance.endpoint_model(store, c),
         refinement_round=c.round,
         hpsv3_mu=score[0] if score else None,
         paint_coverage=c.coverage,
@@ -111,10 +117,11 @@ def release_row(
         gate_violations=json.dumps([v.to_dict() for v in c.violations]),
         renderer_versions=json.dumps(libs, sort_keys=True),
         critique_history=json.dumps(provenance.critique_history(store, c.id)),
-        curator_ratings=[{"curator": n, "tier": t} for n, t in sorted(entry.votes.items())],
+        curator_ratings=[{"curator": n, "tier": t} for n, t in ratings],
         hpsv3_sigma=score[1] if score else None,
         pool_version=version,
         served_model=provenance.served_model(store, c),
+        generator_name=c.generator,
     )
 
 
@@ -164,10 +171,14 @@ def build(
     preference_scores: Scores | None = None,
     scorer: str | None = None,
     progress: bool = False,
+    pseudonymise: bool = False,
+    training: TrainingOptions | None = None,
 ) -> tuple[list[ReleaseRow], list[FrozenFile]]:
     """Make every row and file of `pv`'s release from the store as it is now, storing each
     file's bytes as a blob. `preference_scores` (candidate id -> HPSv3 mu, or (mu, sigma),
-    from the `scorer` named) default to what `refpool score` stored; null when it never ran."""
+    from the `scorer` named) default to what `refpool score` stored; null when it never ran.
+    `pseudonymise` names curators by their stable pseudonyms (pool/dataset/pseudonyms.py).
+    `training` chooses what the training sets hold (pool/dataset/training_sets.py)."""
     if not pv.candidate_ids:
         raise ExportError(f"version {pv.version} is empty; nothing to export")
     tiers = {int(k): v for k, v in pv.tiers.items()}
@@ -185,11 +196,12 @@ def build(
         if cid in tiers
     }
     rows, files, lines = [], [], []
+    name_curator = curator_namer(store, pseudonymise)
     bar = tqdm(ordered, desc="freeze", unit="image", file=sys.stderr, disable=not progress)
     for entry in bar:
         c = entry.candidate
         png = _stored_png(store, c.id, c.png_sha or "")
-        row = release_row(store, entry, tiers[c.id], pv.version, scores.get(c.id))
+        row = release_row(store, entry, tiers[c.id], pv.version, scores.get(c.id), name_curator)
         rows.append(row)
         files.append(replace(png, path=row.file_name))
         files.append(_put(store, row.source_file, row.program_source.encode("utf-8")))
@@ -197,6 +209,8 @@ def build(
     files.append(_put(store, "metadata.jsonl", "".join(lines).encode("utf-8")))
     credits = json.dumps(photo_attribution(ordered), indent=1, ensure_ascii=False) + "\n"
     files.append(_put(store, "photo_attribution.json", credits.encode("utf-8")))
+    sets = build_training_sets(store, ordered, rows, training)
+    files += [_put(store, path, data) for path, data in sets.files()]
     worst = max((ROW_LICENCE[e.photo.licence] for e in ordered), key=LICENCE_RANK.index)
     card = dataset_card(
         store,
@@ -206,6 +220,8 @@ def build(
         diversity,
         repo_id=repo_id,
         scorer=scorer if scores else None,
+        pseudonymised=pseudonymise,
+        training=sets,
     )
     files.append(_put(store, "README.md", card.encode("utf-8")))
     return rows, sorted(files, key=lambda f: f.path)
@@ -227,11 +243,21 @@ def freeze(
     preference_scores: Scores | None = None,
     scorer: str | None = None,
     progress: bool = False,
+    training: TrainingOptions | None = None,
 ) -> None:
     """Freeze an already recorded version that has no frozen files yet (one from before m010)."""
     diversity = _diversity(store, pv, with_diversity)
     with store.transaction():
-        rows, files = build(store, pv, diversity, repo_id, preference_scores, scorer, progress)
+        rows, files = build(
+            store,
+            pv,
+            diversity,
+            repo_id,
+            preference_scores,
+            scorer,
+            progress,
+            training=training,
+        )
         releases.save(store, pv.version, frozen_by, rows, files, repo_id)
 
 
@@ -246,14 +272,38 @@ def release(
     preference_scores: Scores | None = None,
     scorer: str | None = None,
     progress: bool = False,
+    pseudonymise_curators: bool = False,
+    training: TrainingOptions | None = None,
 ) -> PoolVersion:
     """Freeze `draft` (default: the latest saved draft) as a new version, with every file of
     its release. `repo_id` is the Hub repo its card's load snippets name (else OWNER/NAME);
-    `with_diversity=False` leaves the diversity table out of the card."""
+    `with_diversity=False` leaves the diversity table out of the card. A release that would
+    publish what an earlier version does (pool/dataset/identity.py) is refused, naming it.
+    `training` chooses the training sets' system prompt and whether `sft` teaches okay too."""
     pv, params = prepare_release(store, version, bump, notes, draft)
+    earlier = list_versions(store)
     diversity = _diversity(store, pv, with_diversity)
     with store.transaction():  # the version and its files exist together or not at all
         record_release(store, pv, params)
-        rows, files = build(store, pv, diversity, repo_id, preference_scores, scorer, progress)
+        rows, files = build(
+            store,
+            pv,
+            diversity,
+            repo_id,
+            preference_scores,
+            scorer,
+            progress,
+            pseudonymise_curators,
+            training,
+        )
+        sha = content_hash(store, pv, rows, files)
+        if same := equal_version(store, sha, earlier):
+            raise VersionError(
+                f"nothing to release: {pv.version} would publish exactly what version {same}"
+                " does (the same rows, files and card facts). Re-rate, rebuild the draft"
+                " (`refpool pool build`) or change what the card states, then release; or"
+                f" keep using {same}."
+            )
         releases.save(store, pv.version, releases.AT_RELEASE, rows, files, repo_id)
+        release_marks.set_content_hash(store, pv.version, sha)
     return pv

@@ -93,7 +93,7 @@ class PairJudge(Protocol):
     key: str  # identifies the judge and its prompt in stored verdicts
     heuristic: bool
 
-    async def verdict(self, first: bytes, second: bytes) -> Verdict: ...
+    async def verdict(self, first: bytes, second: bytes, repeat: int = 0) -> Verdict: ...
 
 
 class VLMJudge:
@@ -129,8 +129,11 @@ class VLMJudge:
         """Requests this judge may have in flight (its endpoint's limit)."""
         return self.endpoints.limit(self.cfg)
 
-    async def verdict(self, first: bytes, second: bytes) -> Verdict:
+    async def verdict(self, first: bytes, second: bytes, repeat: int = 0) -> Verdict:
+        """The winner of `first` against `second`; `repeat` > 0 asks again, in a call of its
+        own (pool/reward/judge_stability.py), never reusing the first asking's reply."""
         job_key = f"judge/{self.key}/{sha256_bytes(first)[:16]}/{sha256_bytes(second)[:16]}"
+        job_key += f"/repeat{repeat}" if repeat else ""
         reused = llm.paid_reply(self.store, job_key, "judge")
         if reused is not None:  # paid for before a crash: never pay twice
             result = reused[1]

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import random
-from dataclasses import asdict, dataclass
+from collections.abc import Set
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from curation.ratings import live_ratings
-from pool.reward.judge import PairJudge, judge_label, judge_pair
+from pool.reward.judge import PairJudge, judge_label
 from pool.reward.judge_reasons import unresolved_entry, unresolved_lines
+from pool.reward.judge_stability import REPEAT_PAIRS, Stability, ask_again
+from pool.reward.verdict_progress import VerdictProgress, judge_counted
 from refpool.core.contracts import POOL_TIERS
 from refpool.core.seeds import derive_seed
 from refpool.core.store import Store, candidates
@@ -42,6 +45,7 @@ class JudgeAgreement:
     curators: int
     # judged pairs with no verdict in an order, each with its reasons (judge_reasons)
     unresolved_pairs: tuple[dict[str, Any], ...] = ()
+    stability: Stability | None = None  # the same pairs asked again (`repeats`), if they were
 
     @property
     def resolved_nothing(self) -> bool:
@@ -65,7 +69,8 @@ class JudgeAgreement:
         return None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self) | {"warning": self.warning}
+        stability = self.stability.to_dict() if self.stability else None
+        return asdict(self) | {"warning": self.warning, "stability": stability}
 
     def summary(self) -> str:
         label = judge_label(self.judge, self.heuristic)
@@ -77,15 +82,19 @@ class JudgeAgreement:
                 f" {self.agreement:.2f} of {self.resolved} pairs (love {self.love_wins}, okay"
                 f" {self.okay_wins}, ties {self.ties}); order consistency {self.consistency:.2f}"
             )
-        return "\n".join([head, *unresolved_lines(list(self.unresolved_pairs))])
+        again = [self.stability.line()] if self.stability else []
+        return "\n".join([head, *again, *unresolved_lines(list(self.unresolved_pairs))])
 
 
 def love_okay_pairs(
-    store: Store, max_pairs: int = DEFAULT_PAIRS, seed: int = 0
+    store: Store, max_pairs: int = DEFAULT_PAIRS, seed: int = 0, among: Set[int] | None = None
 ) -> tuple[list[tuple[int, int]], int]:
-    """((love id, okay id) pairs taken within each curator's own ratings, curators counted)."""
+    """((love id, okay id) pairs taken within each curator's own ratings, curators counted);
+    `among` keeps only pairs of those candidates (a draft's: the pairs its card will cite)."""
     by_curator: dict[str, dict[str, list[int]]] = {}
     for cid, votes in live_ratings(store).items():
+        if among is not None and cid not in among:
+            continue
         for curator, tier in votes.items():
             if tier in POOL_TIERS:
                 by_curator.setdefault(curator, {t: [] for t in POOL_TIERS})[tier].append(cid)
@@ -101,26 +110,44 @@ async def judge_agreement(
     max_pairs: int = DEFAULT_PAIRS,
     seed: int = 0,
     cached_only: bool = False,
+    among: Set[int] | None = None,
+    repeats: int = 0,
+    repeat_pairs: int = REPEAT_PAIRS,
+    progress: VerdictProgress | None = None,
 ) -> JudgeAgreement:
     """Ask the judge about love/okay pairs; `cached_only` uses stored verdicts and calls no
-    model (what a report or the Pool tab should do: `stored_judge_agreement`, no loop needed)."""
+    model (what a report or the Pool tab should do: `stored_judge_agreement`, no loop needed).
+    `repeats` asks the first `repeat_pairs` resolved pairs again that many times, both orders
+    (pool/reward/judge_stability.py); `progress` counts each pair done, failed or reused."""
     if cached_only:
         return stored_judge_agreement(
             store, judge.name, judge.key, judge.heuristic, max_pairs, seed
         )
-    pairs, curators = love_okay_pairs(store, max_pairs, seed)
+    pairs, curators = love_okay_pairs(store, max_pairs, seed, among)
     rendered = [
         (ids, a, b)
         for ids, a, b in _rendered_pairs(store, pairs)
         if store.png_path(a).exists() and store.png_path(b).exists()
     ]
-    jobs = [
-        judge_pair(store, judge, store.png_path(a).read_bytes(), store.png_path(b).read_bytes())
-        for _, a, b in rendered
-    ]
-    judged: list[JudgedPair | None] = list(await asyncio.gather(*jobs))
+    pngs = {sha: store.png_path(sha).read_bytes() for _, a, b in rendered for sha in (a, b)}
+    if progress is not None:
+        progress.expect(len(rendered))
+
+    judged: list[JudgedPair | None] = list(
+        await asyncio.gather(
+            *(judge_counted(store, judge, pngs[a], pngs[b], progress) for _, a, b in rendered)
+        )
+    )
     results = list(zip([ids for ids, _, _ in rendered], judged, strict=True))
-    return _tally(judge.name, judge.heuristic, pairs, curators, results)
+    tally = _tally(judge.name, judge.heuristic, pairs, curators, results)
+    if repeats <= 0:
+        return tally
+    again = [
+        (pngs[a], pngs[b], a, b)
+        for (_, a, b), r in zip(rendered, judged, strict=True)
+        if r is not None and r.resolved
+    ][:repeat_pairs]
+    return replace(tally, stability=await ask_again(store, judge, again, repeats, progress))
 
 
 def stored_judge_agreement(

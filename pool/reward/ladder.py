@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pool.reward.judge import PairJudge, judge_label, judge_pair
+from pool.reward.judge import PairJudge, judge_label
 from pool.reward.judge_reasons import unresolved_entry, unresolved_lines
+from pool.reward.verdict_progress import VerdictProgress, judge_counted
 from refpool.core.defaults import GATE_PROFILE
 from refpool.core.errors import RefpoolError
 from refpool.core.store import Store, candidates, sha256_bytes
@@ -212,6 +213,7 @@ async def calibrate(
     policy: str,
     dropped: list[str] | None = None,
     on_entry: Callable[[LadderEntry], None] | None = None,
+    progress: VerdictProgress | None = None,
 ) -> CalibrationResult:
     """Judge every painting against every candidate (both orders), store each ladder entry.
 
@@ -235,7 +237,11 @@ async def calibrate(
                 return None
             ref = store.png_path(cand.png_sha).read_bytes()
             opponents = [p for p in paintings if p.candidate_id != cid and p.sha != cand.png_sha]
-            pairs = await asyncio.gather(*(judge_pair(store, judge, p.png, ref) for p in opponents))
+            if progress is not None:
+                progress.expect(len(opponents))
+            pairs = await asyncio.gather(
+                *(judge_counted(store, judge, p.png, ref, progress) for p in opponents)
+            )
         judged += len(pairs)
         for painting, pair in zip(opponents, pairs, strict=True):
             if not pair.resolved:

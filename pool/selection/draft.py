@@ -1,6 +1,7 @@
 """Selection: rated candidates -> a draft pool under stated constraints, every exclusion explained.
 
 Order of the checks for each candidate (the first that fails is the reason given):
+  0. its photo was withdrawn (`refpool photos withdraw`): the withdrawal's reason is given
   1-3. pool.catalog.ineligibility: unrated or reject, not accepted by the gate (or no PNG),
        photo without an open licence or attribution
   4. its PNG is gone and its current features were never cached (nothing left to compare)
@@ -30,6 +31,7 @@ from refpool.core.contracts import PoolVersion
 from refpool.core.errors import RefpoolError
 from refpool.core.store import Store
 from refpool.core.store.calibration import ladder_classes
+from refpool.core.store.photo_corrections import withdrawn
 
 # Calibrated with `python -m pool.similarity.threshold` on rendered chains (see refpool/core/defaults.py).
 DEFAULT_DUP_THRESHOLD = defaults.DUP_THRESHOLD
@@ -37,6 +39,7 @@ DEFAULT_TARGET = defaults.TARGET_POOL_SIZE
 DEFAULT_LOVE_FRACTION = defaults.LOVE_FRACTION
 
 REASONS = {
+    "withdrawn_photo": "its photo was withdrawn",
     **INELIGIBLE,
     "png_missing": "its PNG file is missing from the store",
     "near_duplicate": "near-duplicate of a chosen candidate",
@@ -195,10 +198,17 @@ def _split_eligible(
     """Eligible entries (those in `rungs` re-tiered as rung) and the explained rest."""
     eligible: list[PoolEntry] = []
     excluded: list[Exclusion] = []
+    gone = withdrawn(store)  # photo id -> why it was withdrawn
     for entry in entries.values():
         if entry.id in rungs and entry.tier != "reject":
             entry = replace(entry, tier="rung")
         why = ineligibility(entry)
+        if entry.candidate.photo_id in gone:
+            photo = entry.photo
+            why = (
+                "withdrawn_photo",
+                f"photo {photo.id} ({photo.file_name}) was withdrawn: {gone[photo.id]}",
+            )
         sha = entry.candidate.png_sha or ""
         # Features cached by an older FEATURE_VERSION lack the near-duplicate signature.
         if why is None and not measurable(store, sha):

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
 from pool.catalog import ineligibility, load_entries
+from pool.selection import diff_reasons
+from pool.selection.diff_reasons import Change
 from pool.selection.draft import PoolDraft, latest_draft
 from refpool.core.contracts import PoolVersion
 from refpool.core.errors import RefpoolError
@@ -163,6 +165,7 @@ class VersionDiff:
     added: list[int]
     removed: list[int]
     retiered: list[tuple[int, str, str]]  # (candidate id, tier in a, tier in b)
+    changes: list[Change] = field(default_factory=list)  # each with its reason (diff_versions)
 
     def to_dict(self) -> dict[str, Any]:
         retiered = [{"candidate_id": c, "from": f, "to": t} for c, f, t in self.retiered]
@@ -172,11 +175,14 @@ class VersionDiff:
             "added": self.added,
             "removed": self.removed,
             "retiered": retiered,
+            "changes": [c.to_dict() for c in self.changes],
         }
 
     def summary(self) -> str:
         counts = f"+{len(self.added)} -{len(self.removed)} ~{len(self.retiered)} re-tiered"
         lines = [f"{self.a} -> {self.b}: {counts}"]
+        if self.changes:
+            return "\n".join([*lines, *(c.line() for c in self.changes)])
         lines += [f"  + {c}" for c in self.added]
         lines += [f"  - {c}" for c in self.removed]
         lines += [f"  ~ {c}: {f} -> {t}" for c, f, t in self.retiered]
@@ -206,7 +212,11 @@ def diff_tiers(
 
 
 def diff_versions(store: Store, a: str, b: str) -> VersionDiff:
-    return diff_tiers(resolve_tiers(store, a), resolve_tiers(store, b), a, b)
+    """What changed from a to b (versions, or "draft"), each change with its reason."""
+    at, bt = resolve_tiers(store, a), resolve_tiers(store, b)
+    names = [n if n == DRAFT else get_version(store, n).version for n in (a, b)]
+    changes = diff_reasons.explain(store, (names[0], at), (names[1], bt))
+    return replace(diff_tiers(at, bt, a, b), changes=changes)
 
 
 def candidate_ids_for(store: Store, which: str = "all") -> list[int]:

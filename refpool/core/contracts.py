@@ -308,6 +308,7 @@ class ReleaseRow(Record):
     pool_version: str
     # last, with a default: rows frozen before it existed still load (their files lack it)
     served_model: str | None = None
+    generator_name: str | None = None  # likewise: rows frozen before it lack it
 
 
 def release_stem(tier: str, candidate_id: int) -> str:
@@ -315,46 +316,6 @@ def release_stem(tier: str, candidate_id: int) -> str:
     (`love_000042`), which is how the RL env reads the tier; ratings files may use it too."""
     return f"{tier}_{candidate_id:06d}"
 
-
-# What each column of metadata.jsonl holds, in ReleaseRow's order: the reference page
-# (docs/reference/release-columns.md) is generated from this table, and a test keeps its keys
-# equal to ReleaseRow's fields.
-RELEASE_COLUMNS = {
-    "file_name": "the painting, `images/<tier>_<id>.png` (600x600 PNG); the tier is the prefix",
-    "source_file": "its p5.brush program, `sources/<tier>_<id>.js` (same stem)",
-    "tier": "`love`, `okay` or `rung` (a plain string)",
-    "subject": "what the photo shows, as the photo library records it",
-    "generator_model": "the generator that wrote the program (models-file name, or `procedural`)",
-    "refinement_round": "the critique round that produced it (0 is the first program)",
-    "hpsv3_mu": "HPSv3 preference score, when a scorer's scores were stored (else null)",
-    "paint_coverage": "share of the canvas painted, by the gate's coverage rule",
-    "gate_errors": "number of gate violations (0 for every released painting)",
-    "reference_photo": "the source photo's file name",
-    "reference_photo_licence": "the photo's licence code: `cc0`, `cc-by`, `cc-by-sa` or `pd`",
-    "reference_photo_attribution": "the photo's credit line: file, author, licence, URL",
-    "reference_photo_url": "where the photo was published",
-    "reference_photo_licence_version": "the photo's licence version, e.g. `2.0`",
-    "reference_photo_licence_url": "the photo's licence deed",
-    "licence": "the painting's own licence, following its photo's (`cc-by-sa`, `cc-by`, `cc0`)",
-    "licence_url": "the painting's licence deed",
-    "attribution": "the painting's credit line: adapted from the photo, by its author, licensed",
-    "candidate_id": "refpool's candidate id (the number in the file name)",
-    "parent_id": "the candidate this one revised (null for round 0)",
-    "program_source": "the program's full text",
-    "program_sha256": "sha256 of the program's text",
-    "image_sha256": "sha256 of the PNG",
-    "seed": "the render seed",
-    "gate_profile": "the gate profile it passed (`reference` or `permissive`)",
-    "gate_violations": "JSON text: the gate's violations (an empty list for released rows)",
-    "renderer_versions": "JSON text: the library versions of the render that made the PNG",
-    "critique_history": "JSON text: each round of its chain (generator, gate codes, critique)",
-    "curator_ratings": "a list of `{curator, tier}`: every curator's rating",
-    "hpsv3_sigma": "HPSv3's uncertainty for `hpsv3_mu` (else null)",
-    "pool_version": "the release's semantic version, e.g. `1.1.0`",
-    "served_model": "the model id the server said wrote the program (its reply's `model`); a"
-    " router's fallback makes it differ from the one `generator_model`'s entry asked for (null:"
-    " procedural, the server did not say, or a version released before this column)",
-}
 
 _NESTED: dict[tuple[str, str], type[Record]] = {
     ("GateResult", "violations"): Violation,

@@ -12,4 +12,9 @@ LOVE_FRACTION = 0.5  # share of love in a pool and in the RL env's reference sam
 # Near-duplicate distance (pool/similarity/distance.py, 0..100), from `python -m pool.similarity.threshold` on 76
 # rendered paintings: another seed 7-13, parent->revision 2-22, another photo >= 15.8.
 DUP_THRESHOLD = 15
-GATE_PROFILE = "reference"  # the gate the RL environment scores with; the renderer defaults to it
+# Gate profiles (renderer/profiles.py). `reference`, the prompt's 10-method allowlist, is the
+# stricter gate refpool builds a pool with (generate, render). `env` accepts what the
+# watercolour env's own gate accepts: the env-style render(sketch, seed) and serve-renderer
+# default to it, so an env switched to refpool's renderer scores what its gate would.
+GATE_PROFILE = "reference"
+ENV_GATE_PROFILE = "env"

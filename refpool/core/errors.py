@@ -61,6 +61,8 @@ HINTS = {
     "choose an output folder": "write into an empty or new folder",
     "choose a version": "give the new version's number, or which part of the latest to bump",
     "choose a profile": "choose one of the gate profiles named",
+    "give a rung share": "build the draft once with a share of rung references",
+    "choose a system prompt": "give the training sets' system prompt as a UTF-8 text file",
 }
 
 

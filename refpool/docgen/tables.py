@@ -10,8 +10,9 @@ import json
 from typing import Any
 
 from generators.modelcfg import FIELDS, RETIRED, ROLES, STRUCTURED_OUTPUT, load_entry
-from refpool.core.contracts import RELEASE_COLUMNS, ReleaseRow
+from refpool.core.contracts import ReleaseRow
 from refpool.core.errors import EXIT_STATUSES
+from refpool.core.release_columns import RELEASE_COLUMN_SOURCES, RELEASE_COLUMNS
 from renderer.profiles import CODES, PROFILES
 
 # The few fields whose default depends on another field: shown as the code computes them.
@@ -95,12 +96,16 @@ def release_columns() -> str:
         "`file_name` as the `image` column. How a release is made:",
         "[Release and publish](../how-to/release-and-publish.md).",
         "",
-        "| column | type | holds |",
-        "|---|---|---|",
+        "Curator names can be replaced by stable pseudonyms (`pool release",
+        "--pseudonymise-curators`).",
+        "",
+        "| column | type | holds | from |",
+        "|---|---|---|---|",
     ]
     for f in fields:
         kind = str(f.type).replace("|", "or")
-        lines.append(f"| `{f.name}` | `{kind}` | {_cell(RELEASE_COLUMNS[f.name])} |")
+        holds, source = RELEASE_COLUMNS[f.name], RELEASE_COLUMN_SOURCES[f.name]
+        lines.append(f"| `{f.name}` | `{kind}` | {_cell(holds)} | {_cell(source)} |")
     return "\n".join(lines) + "\n"
 
 

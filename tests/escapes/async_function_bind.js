@@ -1,6 +1,7 @@
-// expect: defused<0.1
+// expect: tamper
 // Round 3: a bind() planted on %AsyncFunction.prototype% received the p5 instance when p5
-// bound its async _draw. In the sketch's realm there is no p5 to bind: nothing calls it.
+// bound its async _draw. In the sketch's realm there is no p5 to bind: nothing calls it, and
+// the planting is the verdict (issue 35).
 const AsyncFunctionProto = Object.getPrototypeOf(async function () {});
 AsyncFunctionProto.bind = function (inst) {
   inst.fill("#1040c0");

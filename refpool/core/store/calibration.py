@@ -116,6 +116,11 @@ def pairs_of(store: Store, judge: str) -> list[JudgedPair]:
     return [_pair(r) for r in store.query("SELECT * FROM judge_pairs WHERE judge = ?", (judge,))]
 
 
+def all_pairs(store: Store) -> list[JudgedPair]:
+    """Every stored verdict of every judge (a release's judge-resolved training pairs)."""
+    return [_pair(r) for r in store.query("SELECT * FROM judge_pairs ORDER BY rowid")]
+
+
 def _pair(row: sqlite3.Row) -> JudgedPair:
     return JudgedPair(
         judge=row["judge"],

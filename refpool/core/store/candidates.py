@@ -130,6 +130,16 @@ def list_ids(
     return [int(r["id"]) for r in store.query(sql, params)]
 
 
+def ids_of_photos(store: Store, photo_ids: Iterable[int]) -> set[int]:
+    """The ids of every candidate painted from one of `photo_ids`."""
+    wanted = list(photo_ids)
+    if not wanted:
+        return set()
+    marks = ",".join("?" * len(wanted))
+    rows = store.query(f"SELECT id FROM candidates WHERE photo_id IN ({marks})", tuple(wanted))
+    return {int(r["id"]) for r in rows}
+
+
 def exists(store: Store, candidate_id: int) -> bool:
     return bool(store.query("SELECT 1 FROM candidates WHERE id = ?", (candidate_id,)))
 

@@ -11,6 +11,9 @@ from collections.abc import Callable
 
 from refpool.core.seeds import derive_seed
 from refpool.core.store.calibration import m007_calibration
+from refpool.core.store.judge_repeats import m017_judge_repeats
+from refpool.core.store.photo_corrections import m015_photo_corrections
+from refpool.core.store.release_marks import m016_release_marks
 from refpool.core.store.releases import m010_frozen_releases
 
 Migration = Callable[[sqlite3.Connection], None]
@@ -305,6 +308,9 @@ MIGRATIONS: list[Migration] = [
     m012_model_call_failure,
     m013_curator_leads_and_blind_key,
     m014_rating_commands,
+    m015_photo_corrections,  # its SQL lives in refpool/core/store/photo_corrections.py
+    m016_release_marks,  # its SQL lives in refpool/core/store/release_marks.py
+    m017_judge_repeats,  # its SQL lives in refpool/core/store/judge_repeats.py
 ]
 
 

@@ -127,3 +127,25 @@ def latest_status(store: Store, model: str, base_url: str, purpose: str) -> Mode
         (model, base_url, purpose),
     )
     return from_row(rows[0]) if rows else None
+
+
+def last_id(store: Store) -> int:
+    """The newest call's id (0 when none): what a run made is what comes after it."""
+    rows = store.query("SELECT MAX(id) AS id FROM model_calls")
+    return int(rows[0]["id"] or 0)
+
+
+def made_after(store: Store, call_id: int, purpose: str) -> list[ModelCall]:
+    """The calls for `purpose` after `call_id` (what one command paid for), oldest first."""
+    rows = store.query(
+        "SELECT * FROM model_calls WHERE id > ? AND purpose = ? ORDER BY id", (call_id, purpose)
+    )
+    return [from_row(r) for r in rows]
+
+
+def with_outcome_after(store: Store, call_id: int, outcome: str) -> list[ModelCall]:
+    """The calls after `call_id` with this outcome (e.g. those a Ctrl-C interrupted), oldest first."""
+    rows = store.query(
+        "SELECT * FROM model_calls WHERE id > ? AND outcome = ? ORDER BY id", (call_id, outcome)
+    )
+    return [from_row(r) for r in rows]

@@ -1,0 +1,9 @@
+// expect: forbidden_api @5
+// A WebRTC peer connection, caught.
+function setup() {
+  createCanvas(600, 600, WEBGL);
+  try { new RTCPeerConnection({ iceServers: [] }); } catch (e) { /* quietly */ }
+  brush.noStroke();
+  brush.fill("#e2583e", 200);
+  brush.circle(0, 0, 220);
+}
