@@ -134,6 +134,11 @@ def blind_grid_html(g: Grid, tokens: BlindIds) -> str:
         tile_html(tokens.token(t.id), f"painting {first + n}", t.my_tier, t.thumb_url, "a painting")
         for n, t in enumerate(g.tiles, 1)
     )
+    return grid_frame(g, tiles)
+
+
+def grid_frame(g: Grid, tiles: str) -> str:
+    """The grid around its tiles (open and blind alike): message, progress, paging, help."""
     progress = f'<div class="rp-progress">{esc(g.progress.text())}</div>' if g.progress else ""
     return (
         f'<div id="rp-grid" data-page="{g.page}" data-pages="{g.pages}">'

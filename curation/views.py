@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 
 from curation.agreement import AgreementReport
-from curation.blind_view import blind_grid_html, blind_screen_html, tile_html
+from curation.blind_view import blind_grid_html, blind_screen_html, grid_frame, tile_html
 from curation.captions import caption, message_html, photo_figure
 from curation.commands import command_attrs
 from curation.grid import Grid
@@ -170,15 +170,7 @@ def grid_html(g: Grid) -> str:
         )
         for t in g.tiles
     )
-    progress = f'<div class="rp-progress">{esc(g.progress.text())}</div>' if g.progress else ""
-    return (
-        f'<div id="rp-grid" data-page="{g.page}" data-pages="{g.pages}">'
-        + message_html(g.message, g.level)
-        + progress
-        + f'<div class="rp-gridinfo">page {g.page}/{g.pages} · click thumbnails to select,'
-        " shift-click for a range · arrow keys move, Enter opens, space selects</div>"
-        + f'<div class="rp-tiles">{tiles}</div></div>'
-    )
+    return grid_frame(g, tiles)
 
 
 def _k(value: float | None) -> str:

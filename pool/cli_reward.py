@@ -25,14 +25,7 @@ def register(sub: argparse._SubParsersAction, psub: argparse._SubParsersAction) 
         default=None,
         help="folder of PNGs a policy painted (default: round-0 candidates stand in for it)",
     )
-    _judge_args(c)
-    c.add_argument("--samples", type=int, default=6, help="paintings per candidate")
-    c.add_argument(
-        "--candidates",
-        default="all",
-        help="all (accepted candidates), pool (the latest draft) or a released VERSION",
-    )
-    c.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    _ladder_args(c, "print the whole result as JSON")
     c.set_defaults(func=cmd_calibrate)
 
     r = psub.add_parser(
@@ -42,14 +35,7 @@ def register(sub: argparse._SubParsersAction, psub: argparse._SubParsersAction) 
     r.add_argument(
         "--paintings", required=True, help="folder of PNGs the policy painted last (the film)"
     )
-    _judge_args(r)
-    r.add_argument("--samples", type=int, default=6, help="paintings per candidate")
-    r.add_argument(
-        "--candidates",
-        default="all",
-        help="all (accepted candidates), pool (the latest draft) or a released VERSION",
-    )
-    r.add_argument("--json", action="store_true", help="print the result as JSON")
+    _ladder_args(r, "print the result as JSON")
     r.set_defaults(func=cmd_recalibrate)
 
     a = psub.add_parser(
@@ -84,6 +70,18 @@ def register(sub: argparse._SubParsersAction, psub: argparse._SubParsersAction) 
         "--candidates", default="all", help="all, pool (the latest draft) or a released VERSION"
     )
     s.set_defaults(func=cmd_score)
+
+
+def _ladder_args(p: argparse.ArgumentParser, json_help: str) -> None:
+    """What `calibrate` and `recalibrate` share: the judge, samples, candidates, --json."""
+    _judge_args(p)
+    p.add_argument("--samples", type=int, default=6, help="paintings per candidate")
+    p.add_argument(
+        "--candidates",
+        default="all",
+        help="all (accepted candidates), pool (the latest draft) or a released VERSION",
+    )
+    p.add_argument("--json", action="store_true", help=json_help)
 
 
 def _judge_args(p: argparse.ArgumentParser) -> None:
