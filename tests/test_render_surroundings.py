@@ -254,12 +254,12 @@ def test_the_speed_rewrite_paints_the_same_bytes(renderer, monkeypatch):
     PNG bytes with the shared renderer's (deterministic + the exact speed-up)."""
     import renderer.libserver as libserver
     from renderer import RenderConfig, SyncRenderer
-    from renderer.brush_patches import deterministic_brush, float_fill_masks, gpu_like_fill_layers
+    from renderer.brush_patches import deterministic_brush, gpu_like_masks
 
     def without_the_speed_up(library: str, *, env_pixels: bool = False) -> str:
         """What the page loads, less the rewritten pigment mix (the masks stay the env's)."""
         plain = deterministic_brush(library)
-        return plain if env_pixels else gpu_like_fill_layers(float_fill_masks(plain))
+        return plain if env_pixels else gpu_like_masks(plain)
 
     jobs = [
         (YELLOW.with_name("coral_hibiscus.js").read_text(), 0, None),
