@@ -20,6 +20,7 @@ from refpool.core.finish import LENGTH, finish_meaning
 from refpool.core.seeds import derive_seed
 from refpool.core.store import Store
 from renderer import extract_program
+from renderer.env_rules import ENV_EXTERNAL_ACCESS
 from renderer.profiles import CODES
 
 # How a failed reply is fed back to the model as a violation it can act on.
@@ -152,7 +153,7 @@ class ModelCoder:
             )
         user: str | list = [{"type": "text", "text": text}, *images] if images else text
         return [
-            {"role": "system", "content": llm.prompt("system.md")},
+            {"role": "system", "content": coder_system_prompt()},
             {"role": "user", "content": user},
         ]
 
@@ -175,6 +176,12 @@ class ModelCoder:
         # a failure that stops the model (a bad key, no credit, ...) disabled it in llm.chat
         outcome, program = await classify_off_loop(result)
         return Reply(program, outcome, result.call_id, result.finish_reason)
+
+
+def coder_system_prompt() -> str:
+    """The coder's system prompt; the env's text rules it names come from the rules' own list."""
+    names = ", ".join(f"`{name}`" for name in ENV_EXTERNAL_ACCESS)
+    return llm.prompt("system.md", env_text_rules=names)
 
 
 def first_round_prompt(subject: str, brief: str, sees_photo: bool) -> str:

@@ -222,3 +222,20 @@ def test_the_envs_text_rules_are_read_as_it_reads_them():
     assert fetched.line == 10 and "external_access" in fetched.message
     commented_text = static_check(_with("// text(1)"))
     assert [v.code for v in commented_text] == ["text"]
+
+
+def test_the_coders_prompt_warns_of_every_text_rule_the_env_applies():
+    """A model told only the allowlist names a helper `evaluatePetal` and loses a round to
+    the env's substring rule; the prompt lists the rule's own strings, so none is left out."""
+    from generators.coders import coder_system_prompt
+    from renderer.env_rules import ENV_EXTERNAL_ACCESS
+
+    prompt = coder_system_prompt()
+    assert "$env_text_rules" not in prompt
+    for name in ENV_EXTERNAL_ACCESS:
+        assert f"`{name}`" in prompt, name
+    # The prompt's own examples are right: the bad name is refused, the good one is not.
+    assert [v.code for v in static_check(_with("function evaluatePetal(t) { return t; }"))] == [
+        "forbidden_api"
+    ]
+    assert static_check(_with("function scorePetal(t) { return t; }")) == []

@@ -17,9 +17,8 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from generators import llm
 from generators.analysis import analyse_path
-from generators.coders import first_round_prompt
+from generators.coders import coder_system_prompt, first_round_prompt
 from refpool.core.contracts import Candidate, Photo
 from refpool.core.defaults import ROUNDS
 from refpool.core.errors import InputError
@@ -42,7 +41,7 @@ class TrainingOptions:
 
     @property
     def system(self) -> str:
-        return self.system_prompt if self.system_prompt is not None else llm.prompt("system.md")
+        return self.system_prompt if self.system_prompt is not None else coder_system_prompt()
 
 
 def options_from_file(
