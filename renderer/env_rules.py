@@ -37,6 +37,19 @@ ENV_EXTERNAL_ACCESS = (
     "innerHTML", "document.write", "eval", "Function(",
 )  # fmt: skip
 
+
+def env_rule_of_names() -> dict[str, str]:
+    """The env's rule for each global name its text rules refuse: what the sketch realm's
+    run-time refusals name, so a name reached where text cannot see it (`globalThis["fe" +
+    "tch"]`) is refused in the env's words too."""
+    rules = {name: "bare_primitives" for name in ENV_BARE_PRIMITIVES}
+    rules["text"] = "text_label"
+    for entry in ENV_EXTERNAL_ACCESS:
+        if entry.rstrip("(").isidentifier():
+            rules[entry.rstrip("(")] = "external_access"
+    return rules
+
+
 _HAS_SETUP = re.compile(r"function\s+setup\s*\(|setup\s*=\s*(?:function|\()")
 _BRUSH_CALL = re.compile(r"\bbrush\s*\.\s*([A-Za-z_$][\w$]*)")
 _CREATE_CANVAS = re.compile(r"\bcreateCanvas\s*\(([^)]*)\)")

@@ -14,6 +14,7 @@ from typing import Any
 
 from refpool.core.text import repair_text
 from renderer.colour_names import css_colour_names
+from renderer.env_rules import env_rule_of_names
 from renderer.profiles import (
     BUILTIN_BRUSHES,
     BUILTIN_FIELDS,
@@ -97,6 +98,7 @@ def realm_config(
         "builtinFields": list(BUILTIN_FIELDS),
         "namedColours": css_colour_names(),
         "codes": CODES,
+        "envRules": env_rule_of_names(),
     }
 
 

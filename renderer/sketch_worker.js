@@ -92,6 +92,9 @@
     throw err;
   };
   const why = (code) => config.codes[code] || "";
+  // The RL environment's text rules refuse some of these names too: say so, in its words.
+  const envRules = rec(config.envRules);
+  const envSays = (name) => (typeof envRules[name] === "string" ? ` (the RL environment's gate refuses it too: ${envRules[name]})` : "");
 
   // --- the allowlisted global object ------------------------------------------------------
   const KEEP = new Set(config.intrinsics);
@@ -110,7 +113,7 @@
   }
   const define = (name, value) => defineProperty(scope, name, { value, writable: true, configurable: true, enumerable: false });
   const tripwire = (name, code) => {
-    const trip = () => violate(code, `${name} is not available to sketches: ${why(code)}`);
+    const trip = () => violate(code, `${name} is not available to sketches${envSays(name)}: ${why(code)}`);
     defineProperty(scope, name, { get: trip, set: trip, configurable: true, enumerable: false });
   };
 
@@ -500,7 +503,7 @@
       if (typeof key !== "string") return undefined;
       if (key in p5) return p5[key];
       const code = config.shadowed[key] || (config.p5[key] && config.p5[key] !== "helper" ? config.p5[key] : null);
-      if (code) violate(code, `${key} is not available to sketches: ${why(code)}`);
+      if (code) violate(code, `${key} is not available to sketches${envSays(key)}: ${why(code)}`);
       return undefined;
     },
     set(_t, key) { return violate("forbidden_api", `the p5 instance is read-only (${String(key)})`); },
@@ -630,7 +633,7 @@
     if (name in p5) continue;
     p5[name] = code === "helper"
       ? () => violate("p5_forbidden", `${name}() is not supported in the sketch realm; compute it with JavaScript's own Math`)
-      : () => violate(code, `${name}() is not allowed: ${why(code)}`);
+      : () => violate(code, `${name}() is not allowed${envSays(name)}: ${why(code)}`);
   }
 
   // --- the brush facade -------------------------------------------------------------------
@@ -777,7 +780,7 @@
   // --- the Function constructors: every route to one (fn.constructor, an async function's,
   // a generator's) ends in this trap, which records the attempt; the CSP would only throw.
   const constructorTrap = function Function() {
-    return violate("forbidden_api", `the Function constructor (code built from a string) is not allowed: write the code itself. ${why("forbidden_api")}`);
+    return violate("forbidden_api", `the Function constructor (code built from a string) is not allowed${envSays("Function")}: write the code itself. ${why("forbidden_api")}`);
   };
   for (const fn of [function () {}, ...hiddenFunctions]) {
     defineProperty(protoOf(fn), "constructor", { value: constructorTrap, writable: true, configurable: true, enumerable: false });
@@ -805,7 +808,7 @@
         if (typeof err.stack === "string") stack = err.stack;
       } else message = String(err);
     } catch (_e) { /* a value that throws when asked is still an error */ }
-    if (name === "EvalError") return rec({ code: "forbidden_api", message: `eval and new Function are not allowed: ${why("forbidden_api")}`, line: lineOf(stack) });
+    if (name === "EvalError") return rec({ code: "forbidden_api", message: `eval and new Function are not allowed${envSays("eval")}: ${why("forbidden_api")}`, line: lineOf(stack) });
     return rec({ code: "runtime_error", message: apply(slice, (name ? name + ": " : "") + (message || "the sketch threw a value that is not an Error"), [0, 500]), line: lineOf(stack) });
   };
   const failWith = (err) => {

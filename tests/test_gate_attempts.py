@@ -72,6 +72,19 @@ def test_a_changed_built_in_is_named_and_the_fix_is_said(attempted):
     assert "Function constructor" in ctor.message and "write the code itself" in ctor.message
 
 
+@pytest.mark.browser
+def test_a_name_reached_where_text_cannot_see_it_is_refused_in_the_envs_words(attempted, renderer):
+    """Text cannot see a function's constructor called, or a primitive named by a built
+    string; our realm refuses both at run time and says which of the env's rules each one
+    breaks, so a model learns one vocabulary."""
+    (ctor,) = attempted["constructor_route"].gate.violations[:1]
+    assert "gate refuses it too: external_access" in ctor.message
+    ellipse = _with('translate(0, 0)["ell" + "ipse"](0, 0, 10, 10);')
+    result = renderer.render(ellipse, seed=1, skip_static=True)
+    (bare,) = [v for v in result.gate.violations if v.code == "p5_primitive"]
+    assert "gate refuses it too: bare_primitives" in bare.message and bare.line == 10
+
+
 # --- one verdict per program and seed, at any load --------------------------------------
 def _deadline(path: Path, usual: float) -> float:
     """A program that never ends (a loop, a memory bomb) gets 2 s: its verdict is the same."""
