@@ -114,12 +114,12 @@ async def rewrite_savings(repeats: int) -> dict[str, tuple[float, float, bool]]:
     """Per sketch: median seconds with the speed-up, without it, and whether every
     pair of renders gave the same PNG bytes. Renders alternate, so load hits both alike."""
     import renderer.libserver as libserver
-    from renderer.brush_patches import deterministic_brush, float_fill_masks, gpu_like_fill_layers
+    from renderer.brush_patches import deterministic_brush, gpu_like_masks
 
     def deterministic_only(library: str, *, env_pixels: bool = False) -> str:
         """The served p5.brush without the pigment-mix speed-up (masks as served)."""
         plain = deterministic_brush(library)
-        return plain if env_pixels else gpu_like_fill_layers(float_fill_masks(plain))
+        return plain if env_pixels else gpu_like_masks(plain)
 
     served = libserver.served_brush
     out = {}
