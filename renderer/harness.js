@@ -100,6 +100,45 @@
     return refuse("an object of an unknown kind");
   };
 
+  // A custom brush's tip (calls the sketch's tip function made on its surface) and a sampled
+  // pressure curve: only with brush.add, only allowed tip methods, only numbers.
+  const checkCustomBrush = (call, limits) => {
+    if (call.op !== "brush" || call.name !== "add") refuse("a brush tip on a call that is not brush.add");
+    if (call.tip !== undefined) {
+      if (!Array.isArray(call.tip) || call.tip.length > limits.maxTipCalls) refuse("a malformed brush tip");
+      for (const t of call.tip) {
+        if (!t || typeof t.name !== "string" || !Array.isArray(t.args) || limits.tipMethods.indexOf(t.name) < 0) refuse("a brush tip call that is not allowed");
+      }
+    }
+    if (call.pressure !== undefined) {
+      const p = call.pressure;
+      if (!p || (p.at !== "pressure" && p.at !== "curve") || !(p.samples instanceof Float64Array) || p.samples.length !== limits.pressureSamples) refuse("a malformed pressure curve");
+      for (const v of p.samples) if (!Number.isFinite(v)) refuse("a pressure curve that is not finite");
+    }
+  };
+  // The custom brush as the sketch defined it: its tip drawn again, call by call, on
+  // p5.brush's own tip surface; its pressure curve read between the samples.
+  const customBrushParams = (call, params) => {
+    const out = { ...params };
+    if (call.tip !== undefined) {
+      out.tip = (surface) => {
+        for (const t of call.tip) surface[t.name](...t.args.map((a) => decode(a, 0, true)));
+      };
+    }
+    if (call.pressure !== undefined) {
+      const { at, samples } = call.pressure;
+      const n = samples.length - 1;
+      const curve = (x) => {
+        const at_ = Math.min(Math.max(x, 0), 1) * n;
+        const i = Math.min(Math.floor(at_), n - 1);
+        return samples[i] + (samples[i + 1] - samples[i]) * (at_ - i);
+      };
+      if (at === "pressure") out.pressure = curve;
+      else out.pressure = { ...(params.pressure || {}), curve };
+    }
+    return out;
+  };
+
   // Every frame's calls checked up front: a bad list paints nothing at all.
   const check = (answer) => {
     const { limits } = job.spec;
@@ -117,6 +156,7 @@
           // A field the sketch's function computed in its realm: a grid of angles, nothing else.
           if (!(call.grid instanceof Float32Array) || call.grid.length !== fieldCells() || typeof call.fieldName !== "string") refuse("a malformed field grid");
         }
+        if (call.tip !== undefined || call.pressure !== undefined) checkCustomBrush(call, limits);
         const names = limits.names[call.op];
         if (!names || names.indexOf(call.name) < 0) refuse(`a call to ${String(call.op)} ${call.name} that is not allowed`);
       }
@@ -159,7 +199,9 @@
           if (!job.fieldGrids.has(call.fieldName)) job.fieldGrids.set(call.fieldName, []);
           job.fieldGrids.get(call.fieldName).push(call.grid);
         }
-        const result = window.brush[call.name](...args());
+        const given = args();
+        if (call.tip !== undefined || call.pressure !== undefined) given[1] = customBrushParams(call, given[1]);
+        const result = window.brush[call.name](...given);
         if (job.spec.limits.paintingCalls.indexOf(call.name) >= 0) job.paints++;
         if (call.id !== undefined) {
           if (typeof call.id !== "number" || job.shapes.has(call.id)) refuse("a shape made twice");

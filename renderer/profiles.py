@@ -181,6 +181,18 @@ COLOUR_METHODS = ("setAlpha", "setRed", "setGreen", "setBlue")  # p5.Color's set
 # and the shape methods p5.brush documents for reusing it.
 GEOMETRY_CALLS = ("endShape", "polygon", "spline", "arc", "circle")
 GEOMETRY_METHODS = ("draw", "fill", "wash", "hatch", "mass", "rotate", "show")
+# What a custom brush's `tip(_m)` may draw on its tip surface (a p5.Graphics of p5.brush's):
+# run in the sketch's realm at brush.add(), replayed on the real surface in the page. Shapes
+# here paint a brush's tip, not the canvas, so p5's primitives are allowed on `_m`.
+TIP_METHODS = (
+    "push", "pop", "translate", "rotate", "scale", "shearX", "shearY", "fill", "noFill",
+    "stroke", "noStroke", "strokeWeight", "strokeCap", "strokeJoin", "rectMode", "ellipseMode",
+    "angleMode", "background", "clear", "rect", "square", "ellipse", "circle", "arc", "line",
+    "point", "triangle", "quad", "beginShape", "vertex", "endShape",
+)  # fmt: skip
+MAX_TIP_CALLS = 2000
+# A pressure curve given as a function is sampled at this many even steps over [0, 1].
+PRESSURE_SAMPLES = 1025
 # p5 1.x helpers gone from p5 2.x, with what to write instead.
 REMOVED_HELPERS = (
     ("arrayCopy", "use array.slice()"),

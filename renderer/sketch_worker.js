@@ -41,6 +41,7 @@
     ["%AsyncGeneratorFunction%.prototype", protoOf(hiddenFunctions[2])], ["%TypedArray%", protoOf(Uint8Array)]);
   for (const it of hiddenIterators) intrinsicRoots.push([`%${Object.prototype.toString.call(it).slice(8, -1)}%.prototype`, protoOf(it)]);
   const F32 = Float32Array;
+  const F64 = Float64Array;
   const M = {};
   for (const k of ownNames(Math)) M[k] = Math[k];
   Error.stackTraceLimit = 12;
@@ -680,6 +681,66 @@
     }
     return false;
   };
+  // A custom brush's functions run here, when p5.brush would run them: `tip(_m)` at once (a
+  // "custom" brush's tip is drawn when it is added), on a surface that records what it draws;
+  // a pressure curve given as a function is sampled over [0, 1]. The page replays both.
+  const tipSurface = (brushName, calls) => {
+    const methods = create(null);
+    const surface = new Proxy(create(null), {
+      get(_t, key) {
+        if (key === "width" || key === "height") return 500; // p5.brush's tip surface
+        if (typeof key === "string" && key in methods) return methods[key];
+        return violate("bad_argument", `the tip of brush "${brushName}" used _m.${String(key)}; a tip may draw with ${config.tipMethods.join(", ")}`);
+      },
+      set() { return violate("bad_argument", `the tip of brush "${brushName}" is drawn with calls on _m, not by setting its properties`); },
+    });
+    for (const m of config.tipMethods) {
+      methods[m] = (...a) => {
+        if (calls.length >= config.maxTipCalls) violate("bad_argument", `the tip of brush "${brushName}" drew more than ${config.maxTipCalls} shapes; draw it with fewer`);
+        push(calls, rec({ name: m, args: encodeArgs(a, `_m.${m}()`) }));
+        return surface;
+      };
+    }
+    return surface;
+  };
+  const sampled = (brushName, fn) => {
+    const n = config.pressureSamples - 1;
+    const out = new F64(n + 1);
+    for (let i = 0; i <= n; i++) {
+      const v = fn(i / n);
+      if (typeof v !== "number" || !isFinite(v)) violate("bad_argument", `the pressure curve of brush "${brushName}" gave ${String(v)} at ${i / n}; return a number for every x from 0 to 1`);
+      out[i] = v;
+    }
+    return out;
+  };
+  const customBrush = (args) => {
+    const params = args[1];
+    if (params === null || typeof params !== "object" || isArray(params)) return false;
+    const tip = params.tip, pressure = params.pressure;
+    const curve = pressure !== null && typeof pressure === "object" ? pressure.curve : undefined;
+    if (typeof tip !== "function" && typeof pressure !== "function" && typeof curve !== "function") return false;
+    const brushName = String(args[0]);
+    const plain = create(null), extra = create(null);
+    for (const k of ownNames(params)) if (k !== "tip" && k !== "pressure") plain[k] = params[k];
+    if (typeof pressure === "function") {
+      extra.pressure = rec({ at: "pressure", samples: sampled(brushName, pressure) });
+    } else if (typeof curve === "function") {
+      const rest = create(null);
+      for (const k of ownNames(pressure)) if (k !== "curve") rest[k] = pressure[k];
+      plain.pressure = rest;
+      extra.pressure = rec({ at: "curve", samples: sampled(brushName, curve) });
+    } else if (pressure !== undefined) plain.pressure = pressure;
+    // p5.brush draws a tip only for a "custom" brush; any other ignores it, as here.
+    if (typeof tip === "function" && params.type === "custom") {
+      const calls = [];
+      tip(tipSurface(brushName, calls));
+      extra.tip = calls;
+    }
+    const callArgs = [args[0], plain];
+    for (let i = 2; i < args.length; i++) push(callArgs, args[i]);
+    record("brush", "add", callArgs, extra);
+    return true;
+  };
   // Names that only answer (lists, a weighted pick) or are the page's plumbing: nothing to paint.
   let wRandState = (config.seed ^ 0x9e3779b9) >>> 0;
   const answers = {
@@ -705,6 +766,7 @@
     brush[name] = function (...args) {
       if (name in answers) return answers[name](...args);
       if (fieldCall(name, args)) return undefined;
+      if (name === "add" && customBrush(args)) return undefined;
       if (painting.has(name)) state.paints++;
       if (config.geometryCalls.indexOf(name) < 0) { record("brush", name, args); return undefined; }
       const [shape, id] = newHandle("$h", geometryProto);

@@ -145,3 +145,44 @@ def test_the_env_interface_accepts_what_only_the_envs_method_list_allows(rendere
     strict = asyncio.run(EnvRenderer(renderer=renderer, profile="reference").render(source, 0))
     assert not strict.accepted
     assert {v["code"] for v in strict.violations} == {"unknown_brush_method"}
+
+
+CUSTOM = """
+function setup() {
+  createCanvas(600, 600, WEBGL);
+  background("#fffaf3");
+  brush.add("stamp", {
+    type: "custom", weight: 2, scatter: 0.3, opacity: 120, spacing: 0.5,
+    pressure: { type: "custom", curve: (x) => 0.3 + x * x, min_max: [0.6, 1.4] },
+    tip: (_m) => { _m.noStroke(); _m.fill(20); _m.rotate(0.7); _m.rect(-8, -3, 16, 6); },
+  });
+  brush.set("stamp", "#3f7d4e", 12);
+  for (let i = 0; i < 4; i++) brush.line(-200, -150 + i * 90, 200, -110 + i * 90);
+}
+"""
+
+
+def test_a_custom_brush_tip_and_pressure_function_paint_as_the_sketch_wrote_them(renderer):
+    """A tip drawn by a function and a pressure curve given as one were `bad_argument`: the
+    facade's limit charged to the program. The tip's calls are recorded in the sketch's realm
+    and drawn again on p5.brush's tip surface; the curve is sampled. Another tip paints
+    another picture, so the tip is really used."""
+    result = renderer.render(CUSTOM, seed=2, profile="env")
+    assert result.accepted, result.gate.violations
+    round_tip = CUSTOM.replace("_m.rect(-8, -3, 16, 6)", "_m.circle(0, 0, 6)")
+    other = renderer.render(round_tip, seed=2, profile="env")
+    assert other.accepted and not np.array_equal(_pixels(other.png), _pixels(result.png))
+
+
+def test_a_tip_that_reaches_past_its_surface_or_a_curve_that_is_not_a_number_is_refused(
+    renderer,
+):
+    reach = CUSTOM.replace("_m.noStroke();", "_m.image(0, 0, 0);")
+    image = renderer.render(reach, seed=2, profile="env")
+    (code,) = {v.code for v in image.gate.violations}
+    assert code == "bad_argument" and any(
+        "a tip may draw with" in v.message for v in image.gate.violations
+    )
+    nan = renderer.render(CUSTOM.replace("0.3 + x * x", "x > 0.5 ? NaN : 1"), seed=2, profile="env")
+    (bad,) = [v for v in nan.gate.violations if v.code == "bad_argument"]
+    assert "pressure curve" in bad.message and "stamp" in bad.message
