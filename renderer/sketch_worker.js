@@ -716,6 +716,11 @@
   const customBrush = (args) => {
     const params = args[1];
     if (params === null || typeof params !== "object" || isArray(params)) return false;
+    // An "image" brush's tip is fetched from its URL by the page: a request, refused here
+    // with the line, rather than a failed load the page would report without one.
+    if (params.type === "image" || params.image !== undefined) {
+      violate("forbidden_api", `brush "${String(args[0])}" loads its tip from an image (${apply(slice, String(params.image && params.image.src), [0, 120])}): a sketch may not load files or reach the network. Draw the tip instead: type: "custom", tip: (_m) => { ... }. ${why("forbidden_api")}`);
+    }
     const tip = params.tip, pressure = params.pressure;
     const curve = pressure !== null && typeof pressure === "object" ? pressure.curve : undefined;
     if (typeof tip !== "function" && typeof pressure !== "function" && typeof curve !== "function") return false;

@@ -186,3 +186,14 @@ def test_a_tip_that_reaches_past_its_surface_or_a_curve_that_is_not_a_number_is_
     nan = renderer.render(CUSTOM.replace("0.3 + x * x", "x > 0.5 ? NaN : 1"), seed=2, profile="env")
     (bad,) = [v for v in nan.gate.violations if v.code == "bad_argument"]
     assert "pressure curve" in bad.message and "stamp" in bad.message
+
+
+def test_an_image_brush_is_refused_as_the_request_it_makes(renderer):
+    """An "image" brush's tip is fetched from a URL: charged to the program as the request it
+    is, with its line, not as the runtime error its failed load caused in the page."""
+    fetched = CUSTOM.replace(
+        'type: "custom"', 'type: "image", image: { src: "https://example.com/t.png" }'
+    )
+    result = renderer.render(fetched, seed=2, profile="env")
+    assert [(v.code, v.line) for v in result.gate.violations] == [("forbidden_api", 5)]
+    assert 'type: "custom"' in result.gate.violations[0].message
