@@ -160,7 +160,9 @@
   };
 
   // Every recorded call: {op, name, args, line[, id][, target]} in the current frame.
+  let guardBuiltins = (_name) => {}; // set once the built-ins' snapshot is taken (below)
   const record = (op, name, args, extra) => {
+    guardBuiltins(name);
     if (!state.running) {
       violate("async_sketch", `${name}() was called from a callback or promise after setup()/draw() had returned: ${why("async_sketch")}`);
     }
@@ -769,6 +771,7 @@
   };
   for (const name of config.brushMethods) {
     brush[name] = function (...args) {
+      guardBuiltins(`brush.${name}`);
       if (name in answers) return answers[name](...args);
       if (fieldCall(name, args)) return undefined;
       if (name === "add" && customBrush(args)) return undefined;
@@ -855,13 +858,25 @@
 
   // --- the built-ins as they are now: any later change is the sketch's (realm_integrity.js)
   const integrity = makeIntegrity(intrinsicRoots, sketchText, 2);
-  const checkIntegrity = (where, full) => {
+  let tampered = false;
+  const checkIntegrity = (when, full) => {
     const found = integrity.changes(10, full === true);
+    if (found.length) tampered = true;
     for (let i = 0; i < found.length; i++) {
       const c = found[i];
       const what = c.key === "[[Prototype]]" || c.key === "[[Extensible]]" ? c.path : `${c.path}.${c.key}`;
-      note(rec({ code: "tamper", line: c.line, message: `the sketch ${c.what} ${what} (seen after ${where}): JavaScript's built-ins are shared by all code and may not be changed, even when the change fails or is undone; write a helper function of your own instead` }));
+      note(rec({ code: "tamper", line: c.line, message: `the sketch ${c.what} ${what} (seen ${when}): JavaScript's built-ins are shared by all code and may not be changed, even when the change fails or is undone; write a helper function of your own instead` }));
     }
+  };
+  // Our recorder runs on the realm's built-ins, so they are checked before each call it takes,
+  // and once the sketch has changed one, no call of ours runs on them again: a planted method
+  // cannot hang or steer the recorder, and the change is the verdict, posted when found.
+  guardBuiltins = (name) => {
+    if (!tampered) checkIntegrity(`before ${name}()`);
+    if (!tampered) return;
+    const err = new ErrorCtor("the sketch changed JavaScript's built-ins; nothing more is recorded");
+    apply(weakAdd, refusals, [err]);
+    throw err;
   };
 
   // --- running it ---------------------------------------------------------------------------
@@ -907,19 +922,19 @@
     try {
       const result = fn();
       if (result !== null && (typeof result === "object" || typeof result === "function")) {
-        checkIntegrity(where); // before awaiting what the sketch returned
+        checkIntegrity(`after ${where}`); // before awaiting what the sketch returned
         await result;
       }
     } finally {
       state.running = false;
-      checkIntegrity(where);
+      checkIntegrity(`after ${where}`);
     }
   };
 
   const main = async () => {
     let entry;
     state.running = true;
-    try { entry = factory(); } finally { state.running = false; checkIntegrity("the sketch's top level"); }
+    try { entry = factory(); } finally { state.running = false; checkIntegrity("after the sketch's top level"); }
     const setup = entry && entry.setup, draw = entry && entry.draw;
     if (typeof setup !== "function") {
       push(violations, rec({ code: "no_setup", message: why("no_setup"), line: null }));
@@ -936,7 +951,7 @@
     }
     // Callbacks the sketch queued run now, with no frame open: they are reported.
     await new PromiseCtor((resolve) => macrotask(resolve, 0));
-    checkIntegrity("the sketch had run", true);
+    checkIntegrity("after the sketch had run", true);
   };
   apply(promiseThen, main(), [
     () => answer(violations.length ? "error" : "done"),
