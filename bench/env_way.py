@@ -36,42 +36,64 @@ from renderer.job import SEEDED_RANDOM  # noqa: E402
 from renderer.libserver import node_modules  # noqa: E402
 
 
-async def env_way_png(sketch: str, seed: int, settle_s: float) -> bytes:
+async def run_bare_page(
+    sketch: str,
+    brush_js: str,
+    *,
+    head_js: str,
+    env_flags: bool,
+    ready_js: str,
+    result_js: str,
+    settle_s: float = 0.0,
+) -> object:
+    """`head_js`, p5, `brush_js` and the sketch's own code in a bare page (no gate, no second
+    realm), on the env's Chromium flags or refpool's: waits for `ready_js`, then `settle_s`,
+    and returns what `result_js` evaluates to. Also used by bench/fill_masks.py."""
     from playwright.async_api import async_playwright
 
-    seeded = SEEDED_RANDOM.read_text(encoding="utf-8").rstrip().rstrip(";")
     page = (
-        f'<html><body style="margin:0"><script>Math.random = ({seeded})({seed});</script>'
+        f'<html><body style="margin:0"><script>{head_js}</script>'
         '<script src="/p5.js"></script><script src="/brush.js"></script>'
         '<script src="/sketch.js"></script><script>new p5();</script></body></html>'
     )
-    nm = node_modules()
-    brush = (nm / "p5.brush" / "dist" / "p5.brush.js").read_text(encoding="utf-8")
+    p5 = (node_modules() / "p5" / "lib" / "p5.min.js").read_text(encoding="utf-8")
     files = {
         "/": (page, "text/html"),
-        "/p5.js": (
-            (nm / "p5" / "lib" / "p5.min.js").read_text(encoding="utf-8"),
-            "text/javascript",
-        ),
-        "/brush.js": (served_brush(brush, env_pixels=True), "text/javascript"),
+        "/p5.js": (p5, "text/javascript"),
+        "/brush.js": (brush_js, "text/javascript"),
         "/sketch.js": (sketch, "text/javascript"),
     }
     chromium = os.environ.get("REFPOOL_CHROMIUM", "/usr/bin/chromium")
     async with async_playwright() as pw:
-        browser = await pw.chromium.launch(args=launch_flags(True), executable_path=chromium)
+        browser = await pw.chromium.launch(args=launch_flags(env_flags), executable_path=chromium)
         tab = await browser.new_page(viewport={"width": 600, "height": 600})
 
         async def serve(route) -> None:
             body, kind = files["/" + route.request.url.split("/", 3)[3]]
             await route.fulfill(body=body, content_type=kind + "; charset=utf-8")
 
-        await tab.route("http://env-way.test/**", serve)
-        await tab.goto("http://env-way.test/")
-        await tab.wait_for_function("!!document.querySelector('canvas')", timeout=120_000)
-        await asyncio.sleep(settle_s)  # the env waits for its page to settle too
-        url = await tab.evaluate("document.querySelector('canvas').toDataURL('image/png')")
+        await tab.route("http://bare-page.test/**", serve)
+        await tab.goto("http://bare-page.test/")
+        await tab.wait_for_function(ready_js, timeout=600_000)
+        await asyncio.sleep(settle_s)
+        result = await tab.evaluate(result_js)
         await browser.close()
-    return base64.b64decode(url.split(",", 1)[1])
+    return result
+
+
+async def env_way_png(sketch: str, seed: int, settle_s: float) -> bytes:
+    seeded = SEEDED_RANDOM.read_text(encoding="utf-8").rstrip().rstrip(";")
+    raw = (node_modules() / "p5.brush" / "dist" / "p5.brush.js").read_text(encoding="utf-8")
+    url = await run_bare_page(
+        sketch,
+        served_brush(raw, env_pixels=True),
+        head_js=f"Math.random = ({seeded})({seed});",
+        env_flags=True,
+        ready_js="!!document.querySelector('canvas')",
+        result_js="document.querySelector('canvas').toDataURL('image/png')",
+        settle_s=settle_s,  # the env waits for its page to settle too
+    )
+    return base64.b64decode(str(url).split(",", 1)[1])
 
 
 def _rgb(png: bytes) -> np.ndarray:

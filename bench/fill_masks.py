@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from pathlib import Path
 
@@ -25,8 +24,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from env_way import run_bare_page  # noqa: E402
+
 from renderer import brush_patches  # noqa: E402
-from renderer.browser import launch_flags  # noqa: E402
 from renderer.libserver import node_modules  # noqa: E402
 
 CORPUS = ROOT / "tests" / "real_corpus"
@@ -37,7 +37,7 @@ READ_MASK = (
     "(window.readMask(bt.ctx,r,'before'),0!==n&&u.erase(3*n,e),"
     "window.readMask(bt.ctx,r,'after'),bt.blend(t,!0))"
 )
-PAGE = """<html><body><script>
+HEAD = """
 let state = 12345;
 Math.random = () => { state = (state * 1103515245 + 12345) % 2147483648; return state / 2147483648; };
 window.masks = [];
@@ -48,8 +48,7 @@ window.readMask = (ctx, layer, when) => {
   for (let i = 0; i < alpha.length; i++) alpha[i] = data[4 * i + 3];
   window.masks.push({ when, alpha: Array.from(alpha) });
 };
-</script><script src="/p5.js"></script><script src="/brush.js"></script>
-<script src="/sketch.js"></script><script>new p5();</script></body></html>"""
+"""
 
 
 def served(gpu: bool, rounding: bool) -> str:
@@ -67,26 +66,15 @@ def served(gpu: bool, rounding: bool) -> str:
 
 
 async def masks_of(sketch: str, gpu: bool, rounding: bool, fills: int) -> list[np.ndarray]:
-    from playwright.async_api import async_playwright
-
-    p5 = (node_modules() / "p5" / "lib" / "p5.min.js").read_text(encoding="utf-8")
-    files = {"/": (PAGE, "text/html"), "/p5.js": (p5, "text/javascript")}
-    files["/brush.js"] = (served(gpu, rounding), "text/javascript")
-    files["/sketch.js"] = (sketch, "text/javascript")
-    chromium = os.environ.get("REFPOOL_CHROMIUM", "/usr/bin/chromium")
-    async with async_playwright() as pw:
-        browser = await pw.chromium.launch(args=launch_flags(gpu), executable_path=chromium)
-        page = await browser.new_page()
-
-        async def serve(route) -> None:
-            body, kind = files["/" + route.request.url.split("/", 3)[3]]
-            await route.fulfill(body=body, content_type=kind + "; charset=utf-8")
-
-        await page.route("http://bench.test/**", serve)
-        await page.goto("http://bench.test/")
-        await page.wait_for_function(f"window.masks.length >= {2 * fills}", timeout=600_000)
-        masks = await page.evaluate("window.masks")
-        await browser.close()
+    masks = await run_bare_page(
+        sketch,
+        served(gpu, rounding),
+        head_js=HEAD,
+        env_flags=gpu,
+        ready_js=f"window.masks.length >= {2 * fills}",
+        result_js="window.masks",
+    )
+    assert isinstance(masks, list)
     return [np.array(m["alpha"], dtype=np.int32) for m in masks[: 2 * fills]]
 
 

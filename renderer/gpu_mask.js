@@ -59,9 +59,10 @@ function refpoolGpuErase(ctx, discs, alpha) {
 // A fill layer or its edge whose alpha is one level: the GPU adds that level to each pixel
 // the shape covers at least half of, and nothing elsewhere (it rounds once per draw). Drawn
 // opaque through a filter that maps coverage to one level or none, and added.
+var refpoolFilterMade = false; // var: the page may load this script more than once
 function refpoolOneLevelFilter() {
   const id = "refpool-one-level";
-  if (!document.getElementById(id)) {
+  if (!refpoolFilterMade) {
     const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
     svg.setAttribute("width", "0");
     svg.setAttribute("height", "0");
@@ -69,12 +70,13 @@ function refpoolOneLevelFilter() {
     // The filter's output is stored in 8 bits, truncated: 0.004 is one level (1.02).
     svg.innerHTML = `<filter id="${id}"><feComponentTransfer><feFuncA type="discrete" tableValues="0 0.004"/></feComponentTransfer></filter>`;
     document.documentElement.appendChild(svg);
+    refpoolFilterMade = true;
   }
   return `url(#${id})`;
 }
 
 // The device rectangle p5.brush marked for the path just built: the filter works there only.
-let refpoolPathRect = null;
+var refpoolPathRect = null;
 
 function refpoolLayerDraw(ctx, how, level) {
   if (level !== 1) {

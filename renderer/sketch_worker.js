@@ -698,6 +698,7 @@
     });
     for (const m of config.tipMethods) {
       methods[m] = (...a) => {
+        guardBuiltins(`_m.${m}`); // the tip is the sketch's code, run inside brush.add
         if (calls.length >= config.maxTipCalls) violate("bad_argument", `the tip of brush "${brushName}" drew more than ${config.maxTipCalls} shapes; draw it with fewer`);
         push(calls, rec({ name: m, args: encodeArgs(a, `_m.${m}()`) }));
         return surface;

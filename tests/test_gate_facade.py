@@ -197,3 +197,14 @@ def test_an_image_brush_is_refused_as_the_request_it_makes(renderer):
     result = renderer.render(fetched, seed=2, profile="env")
     assert [(v.code, v.line) for v in result.gate.violations] == [("forbidden_api", 5)]
     assert 'type: "custom"' in result.gate.violations[0].message
+
+
+def test_a_tip_that_plants_a_method_the_recorder_calls_is_tamper_at_once(renderer):
+    """A tip is the sketch's code run inside brush.add: a method it plants is found before
+    the recorder takes the tip's next call, so the verdict is tamper, not a timeout."""
+    planted = CUSTOM.replace(
+        "_m.noStroke();",
+        "WeakMap.prototype.has = function () { for (;;) {} }; _m.fill([30, 30, 30]);",
+    )
+    result = renderer.render(planted, seed=2, profile="env", deadline_s=10)
+    assert [(v.code, v.line) for v in result.gate.violations][:1] == [("tamper", 8)]
