@@ -112,6 +112,30 @@ def test_typeahead_with_slow_replies_rates_only_displayed_paintings(browser, sta
     page.close()
 
 
+# Stand-in for a slow page: the key handler's MutationObserver starts watching only once the
+# first view is already on screen (as when Gradio renders the load event's reply before the
+# studio's script has run), so no mutation of that view ever reaches it.
+LATE_OBSERVER = """(() => { const observe = MutationObserver.prototype.observe;
+  MutationObserver.prototype.observe = function (...args) {
+    const wait = () => document.getElementById('rp-view')?.dataset.curator
+      ? observe.apply(this, args) : setTimeout(wait, 20);
+    wait(); }; })()"""
+
+
+def test_a_view_drawn_before_the_script_started_is_rated_by_the_first_key(browser, start):  # noqa: F811
+    store, url, ids = start(6)
+    page = browser.new_page()
+    page.add_init_script(LATE_OBSERVER)
+    page.goto(f"{url}?curator=alice")
+    page.wait_for_function("window.rp && document.getElementById('rp-view')?.dataset.curator")
+    page.wait_for_timeout(300)  # the observer is watching by now; the view does not change
+    page.keyboard.press("1")
+    settle(page)
+    assert rating_log(store, "alice") == [(ids[0], "love", 0)]
+    assert "not applied" not in outbox(page)
+    page.close()
+
+
 def test_a_dropped_connection_keeps_the_keys_and_sends_them_when_it_is_back(browser, start):  # noqa: F811
     store, url, ids = start(8)
     page = open_page(browser, url, "alice")

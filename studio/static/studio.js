@@ -304,10 +304,7 @@
   };
   const onGrid = () => {
     const g = $("rp-grid");
-    if (!g || g.dataset.seen === "1") return;
-    g.dataset.seen = "1";
-    rp.sel.clear();
-    rp.lastTile = null;
+    if (g && g.dataset.seen !== "1") { g.dataset.seen = "1"; rp.sel.clear(); rp.lastTile = null; }
   };
   // Size the painting to the height left below its top (at most its own 600 px), so it and
   // its photo show whole without scrolling, filters open or not (see studio.css --rp-fit).
@@ -321,11 +318,14 @@
   };
   window.addEventListener("resize", fit);
   new ResizeObserver(fit).observe(document.body);  // the filters opening, a tab shown
-  new MutationObserver(() => { onView(); onGrid(); }).observe(document.body, { childList: true, subtree: true });
+  // Views are taken as drawn, and caught up with now and before each key (one drawn before this ran).
+  const catchUp = () => { onView(); onGrid(); };
+  new MutationObserver(catchUp).observe(document.body, { childList: true, subtree: true });
+  catchUp();
   // A button's lost response (network hiccup) must not freeze the keyboard forever (a
   // command's own request times out and is sent again).
   setInterval(() => {
-    beat();
+    beat(); catchUp();
     const e = rp.inflight;
     if (e && !e.cmd && performance.now() - rp.busyAt > 8000) { rp.inflight = null; rp.busy = false; rp.pump(); }
   }, 1000);
@@ -344,6 +344,7 @@
       return;
     }
     if (!visible(view()) || e.altKey || e.metaKey) return;
+    catchUp();
     const k = e.key.toLowerCase();
     const ctrl = e.ctrlKey;
     let act = null;
