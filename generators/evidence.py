@@ -10,7 +10,10 @@ error as a JSON string inside `metadata.raw` (OpenRouter), a 200 carrying `base_
   "status_code:1008");
 * params: the request fields the error names (`param`, `loc`, `fieldViolations[].field`);
 * texts: every message the server wrote (what phrases and stated waits are read from);
-* waits: delays stated in fields (RetryInfo's retryDelay, estimated_time, retry_after).
+* waits: delays stated in fields (RetryInfo's retryDelay, estimated_time, retry_after);
+* context_sizes: the model's whole context as the server states it (llama.cpp's `n_ctx`,
+  vLLM's "maximum context length is 4096 tokens"), so a refusal can be charged to an entry
+  whose max_tokens alone fills it.
 """
 
 from __future__ import annotations
@@ -30,6 +33,12 @@ _TEXT_KEYS = frozenset(
      "status_msg", "error_description", "details"}
 )  # fmt: skip
 _WAIT_KEYS = frozenset({"retrydelay", "retry_delay", "retry_after", "retryafter", "estimated_time"})
+_CONTEXT_KEYS = frozenset(
+    {"n_ctx", "max_model_len", "max_context_length", "context_length", "context_window",
+     "context_size", "max_context_tokens"}
+)  # fmt: skip
+# The context as a sentence states it: "maximum context length is 8192", "context window of 32768".
+_CONTEXT_SAID = re.compile(r"context (?:length|window|size) (?:is|of) (\d{3,9})\b", re.I)
 _NOT_FIELDS = frozenset({"body", "query", "path", "header", "headers"})
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _DELAY = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$", re.I)
@@ -48,6 +57,7 @@ class Evidence:
     params: set[str] = field(default_factory=set)
     texts: list[str] = field(default_factory=list)
     waits: list[float] = field(default_factory=list)
+    context_sizes: list[int] = field(default_factory=list)
 
     @property
     def text(self) -> str:
@@ -65,7 +75,7 @@ def read_evidence(body: str | bytes | None) -> Evidence:
     try:
         data = json.loads(body)
     except ValueError:
-        found.texts.append(body)  # an HTML page, a plain-text error: only words to go on
+        _text(found, body, 0)  # an HTML page, a plain-text error: only words to go on
         return found
     _walk(data, found, depth=0)
     if not found.texts:
@@ -92,6 +102,8 @@ def _walk(value: Any, found: Evidence, depth: int) -> None:
             _params(found, item)
         if name in _WAIT_KEYS:
             _wait(found, item)
+        if name in _CONTEXT_KEYS and isinstance(item, int) and not isinstance(item, bool):
+            found.context_sizes.append(item)
         if isinstance(item, str) and name in _TEXT_KEYS:
             _text(found, item, depth)
         elif isinstance(item, dict | list):
@@ -127,6 +139,7 @@ def _text(found: Evidence, text: str, depth: int) -> None:
             return
     if stripped:
         found.texts.append(stripped)
+        found.context_sizes.extend(int(n) for n in _CONTEXT_SAID.findall(stripped))
 
 
 def _wait(found: Evidence, value: Any) -> None:

@@ -180,7 +180,9 @@ async def chat(
             if result.outcome == "ok":
                 failure = vendor_cut(result, body)
             else:  # a 200 that carries an error, no choices, or no JSON at all
-                failure = vendor.read_failure(raw.status_code, body, has_images=with_images)
+                failure = vendor.read_failure(
+                    raw.status_code, body, has_images=with_images, max_tokens=cfg.max_tokens
+                )
             if failure is not None:
                 wait = vendor.server_wait_s(raw.headers, body)
         except (TimeoutError, openai.APITimeoutError):
@@ -191,7 +193,9 @@ async def chat(
             snippet = said[:SNIPPET] + ("…" if len(said) > SNIPPET else "")
             status = exc.status_code
             result = ChatResult("http_error", error=f"HTTP {status}: {snippet}", http_status=status)
-            failure = vendor.read_failure(status, said, has_images=with_images)
+            failure = vendor.read_failure(
+                status, said, has_images=with_images, max_tokens=cfg.max_tokens
+            )
             wait = vendor.server_wait_s(exc.response.headers, said)
         except openai.APIConnectionError as exc:
             result = ChatResult("http_error", error=f"connection failed: {type(exc).__name__}")

@@ -10,8 +10,9 @@ type / code / status / param, nested and list-shaped), then its words; the spell
 * request: this one request is refused (a moderation filter, a context or a body too large):
   not retried, not asked again on a rerun, the model goes on;
 * config: the model cannot be used as its models-file entry says (a request field or a
-  structured-output mode the server refuses, images to a text-only model): the model is
-  stopped for the run, naming the field to change, unless a safe adaptation exists;
+  structured-output mode the server refuses, images to a text-only model, a max_tokens that
+  alone is the model's whole context as the server states it): the model is stopped for the
+  run, naming the field to change, unless a safe adaptation exists;
 * account: the account cannot pay or is not allowed (no credit, a bad key, a daily cap): the
   model is stopped for the run and asked again on the next one.
 
@@ -87,6 +88,18 @@ CONTEXT_CUT = Failure(
 )
 
 
+# A context refusal is the entry's, not the request's, when the entry's max_tokens alone is
+# the model's whole context as the server states it: no request of that entry can fit.
+MAX_TOKENS_OVER_CONTEXT = Failure(
+    CONFIG,
+    "context_length",
+    "max_tokens alone is the model's whole context, so no request fits: lower max_tokens"
+    " (or serve the model with a longer context)",
+    field="max_tokens",
+    row="max-tokens-over-context",
+)
+
+
 def _failure(row: FailureRow) -> Failure:
     return Failure(row.means, row.kind, row.hint, row.field, row.adapt, row.id)
 
@@ -96,12 +109,25 @@ def _matches(globs: tuple[str, ...], values: set[str]) -> bool:
 
 
 def read_failure(
-    status: int | None, body: str | bytes | Evidence | None, *, has_images: bool = False
+    status: int | None,
+    body: str | bytes | Evidence | None,
+    *,
+    has_images: bool = False,
+    max_tokens: int | None = None,
 ) -> Failure:
-    """The meaning of a failed call: `status` (None: no HTTP answer) and the server's body."""
+    """The meaning of a failed call: `status` (None: no HTTP answer), the server's body and,
+    when known, the `max_tokens` the request asked for."""
     if status is None:
         return NO_ANSWER
     found = body if isinstance(body, Evidence) else read_evidence(body)
+    failure = _read(status, found, has_images)
+    context = min(found.context_sizes, default=None)
+    if failure.kind == "context_length" and failure.means == REQUEST and max_tokens and context:
+        return MAX_TOKENS_OVER_CONTEXT if max_tokens >= context else failure
+    return failure
+
+
+def _read(status: int, found: Evidence, has_images: bool) -> Failure:
     rows = [r for r in spellings().failures if r.needs != "images" or has_images]
     for row in rows:
         if row.definitive and status in row.statuses:
@@ -148,7 +174,8 @@ def from_label(label: str | None) -> Failure | None:
     for row in spellings().failures:
         if row.id == row_id:
             return _failure(row)
-    known = {f.label: f for f in (NO_ANSWER, SERVER, INTERRUPTED, STOPPED_BY_USER, CONTEXT_CUT)}
+    fixed = (NO_ANSWER, SERVER, INTERRUPTED, STOPPED_BY_USER, CONTEXT_CUT, MAX_TOKENS_OVER_CONTEXT)
+    known = {f.label: f for f in fixed}
     return known.get(label, Failure(means, kind, row=None if row_id == "-" else row_id))
 
 

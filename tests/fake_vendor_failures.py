@@ -73,6 +73,25 @@ _CONTEXT = {
         "code": "context_length_exceeded",
     }
 }
+VLLM_CONTEXT = 4096  # the served model's whole context (vllm serve --max-model-len 4096)
+
+
+def _vllm_context(nth: int, body: dict) -> Answer:
+    """vLLM's OpenAI server: a request whose messages and max_tokens pass the context is
+    refused with its 400, which states the context only in words (param and code say nothing)."""
+    prompt = len(json.dumps(body.get("messages", []))) // 4
+    wanted = body.get("max_tokens") or body.get("max_completion_tokens") or 16
+    if prompt + wanted <= VLLM_CONTEXT:
+        return completion(FENCED)
+    said = (
+        f"This model's maximum context length is {VLLM_CONTEXT} tokens. However, you requested"
+        f" {prompt + wanted} tokens ({prompt} in the messages, {wanted} in the completion)."
+        " Please reduce the length of the messages or completion."
+    )
+    return _body(400, {"object": "error", "message": said, "type": "BadRequestError",
+                       "param": None, "code": 400})  # fmt: skip
+
+
 _EXTRA = {
     "detail": [
         {
@@ -220,6 +239,7 @@ FAILURE_STYLES: dict[str, Callable[[int, dict], Answer]] = {
     "hf-loading": _loading,
     # -- permanent failures of a coder ----------------------------------------------------------
     "context-400": lambda nth, body: _body(400, _CONTEXT),
+    "vllm-context": _vllm_context,
     "extra-422": lambda nth, body: _body(422, _EXTRA),
     "image-413": lambda nth, body: _body(413, _TOO_LARGE),
     "html-200": lambda nth, body: Answer(200, _HTML, {"content-type": "text/html"}),

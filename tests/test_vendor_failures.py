@@ -232,3 +232,51 @@ def test_keys_are_redacted_by_shape_not_by_word():
     assert "[redacted]" in scrub_secrets("key hf_" + "aB3" * 12)
     assert "[redacted]" in scrub_secrets("sk-proj-" + "x9" * 12)
     assert scrub_secrets("use sk-learn or pk-free") == "use sk-learn or pk-free"
+
+
+def test_a_max_tokens_that_is_the_whole_context_stops_the_model_naming_the_field(
+    store, server, tmp_path
+):
+    """vLLM states its context only in words. An entry whose max_tokens alone is that context
+    can send no request that fits: the entry is the cause, paid once, not once per request."""
+    style = "vllm-context"
+    results, ends = ask(store, server, tmp_path, style, keys=("a", "b", "c"), max_tokens=8000)
+    assert len(server.calls(style)) == 1 and all(r.permanent for r in results)
+    said = ends.disabled[style]
+    assert 'change "max_tokens"' in said and "maximum context length is 4096" in said
+    assert calls(store)[0]["failure"] == "config/context_length/max-tokens-over-context"
+    cfg = load_models(str(tmp_path / f"{style}.json"))[style]
+    assert "4096" in llm.permanent_refusal(store, cfg, "coder")  # a rerun does not ask again
+    (fixed,), _ = ask(store, server, tmp_path, style, keys=("d",), max_tokens=2000)
+    assert fixed.outcome == "ok"  # the changed entry is asked, and fits
+
+
+LLAMA_CPP_CONTEXT = json.dumps(
+    {"error": {"message": "the request exceeds the available context size, try increasing it",
+               "type": "exceed_context_size_error", "n_prompt_tokens": 9000, "n_ctx": 8192}}
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("body", "max_tokens", "means"),
+    [  # vLLM's words; llama.cpp's n_ctx field; an OpenAI-style code with the size in words
+        ('{"message": "This model\'s maximum context length is 4096 tokens."}', 4096, "config"),
+        ('{"message": "This model\'s maximum context length is 4096 tokens."}', 2000, "request"),
+        (LLAMA_CPP_CONTEXT, 8192, "config"),
+        (LLAMA_CPP_CONTEXT, 8191, "request"),
+        (
+            '{"error": {"code": "context_length_exceeded", "message": "context window of'
+            ' 32768 tokens"}}',
+            40000,
+            "config",
+        ),  # fmt: skip
+        ('{"error": {"code": "context_length_exceeded"}}', 10**6, "request"),  # no size stated
+        ("context length is 4096; your prompt is too long", 4096, "config"),  # plain text
+    ],
+)
+def test_a_context_refusal_is_the_entrys_only_when_max_tokens_alone_fills_it(
+    body, max_tokens, means
+):
+    failure = vendor.read_failure(400, body, max_tokens=max_tokens)
+    assert failure.kind == "context_length" and failure.means == means
+    assert vendor.read_failure(400, body).means == "request"  # max_tokens unknown: the request's
