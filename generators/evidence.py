@@ -37,8 +37,11 @@ _CONTEXT_KEYS = frozenset(
     {"n_ctx", "max_model_len", "max_context_length", "context_length", "context_window",
      "context_size", "max_context_tokens"}
 )  # fmt: skip
-# The context as a sentence states it: "maximum context length is 8192", "context window of 32768".
-_CONTEXT_SAID = re.compile(r"context (?:length|window|size) (?:is|of) (\d{3,9})\b", re.I)
+# The context as a sentence states it: "maximum context length is 8192", "context window of
+# 32768", TGI's "`inputs` tokens + `max_new_tokens` must be <= 4096".
+_CONTEXT_SAID = re.compile(
+    r"(?:context (?:length|window|size) (?:is|of)|max_new_tokens\W+must be <=) (\d{3,9})\b", re.I
+)
 _NOT_FIELDS = frozenset({"body", "query", "path", "header", "headers"})
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _DELAY = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$", re.I)

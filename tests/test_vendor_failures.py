@@ -256,6 +256,11 @@ LLAMA_CPP_CONTEXT = json.dumps(
                "type": "exceed_context_size_error", "n_prompt_tokens": 9000, "n_ctx": 8192}}
 )  # fmt: skip
 
+TGI_CONTEXT = json.dumps(
+    {"error": "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096."
+              " Given: 4000 `inputs` tokens and 200 `max_new_tokens`", "error_type": "validation"}
+)  # fmt: skip
+
 
 @pytest.mark.parametrize(
     ("body", "max_tokens", "means"),
@@ -272,11 +277,14 @@ LLAMA_CPP_CONTEXT = json.dumps(
         ),  # fmt: skip
         ('{"error": {"code": "context_length_exceeded"}}', 10**6, "request"),  # no size stated
         ("context length is 4096; your prompt is too long", 4096, "config"),  # plain text
+        (TGI_CONTEXT, 4096, "config"),  # TGI: the limit in its own sentence, as a 422
+        (TGI_CONTEXT, 200, "request"),
     ],
 )
 def test_a_context_refusal_is_the_entrys_only_when_max_tokens_alone_fills_it(
     body, max_tokens, means
 ):
-    failure = vendor.read_failure(400, body, max_tokens=max_tokens)
+    status = 422 if body == TGI_CONTEXT else 400
+    failure = vendor.read_failure(status, body, max_tokens=max_tokens)
     assert failure.kind == "context_length" and failure.means == means
-    assert vendor.read_failure(400, body).means == "request"  # max_tokens unknown: the request's
+    assert vendor.read_failure(status, body).means == "request"  # max_tokens unknown: the request's
