@@ -52,8 +52,8 @@ P5_HELPERS = (
     "noise", "noiseSeed", "noiseDetail", "map", "lerp", "constrain", "dist", "mag", "norm",
     "sq", "sqrt", "pow", "abs", "ceil", "floor", "round", "min", "max", "exp", "log", "sin",
     "cos", "tan", "asin", "acos", "atan", "atan2", "degrees", "radians", "fract", "color",
-    "lerpColor", "red", "green", "blue", "alpha", "hue", "saturation", "brightness",
-    "lightness", "colorMode", "fill", "noFill", "stroke", "noStroke", "strokeWeight",
+    "lerpColor", "paletteLerp", "red", "green", "blue", "alpha", "hue", "saturation",
+    "brightness", "lightness", "colorMode", "fill", "noFill", "stroke", "noStroke", "strokeWeight",
     "createVector", "millis", "int", "float", "str", "boolean", "hex", "unhex", "nf", "nfc",
     "nfp", "nfs", "splitTokens", "shuffle", "print", "day", "hour", "minute",
     "month", "second", "year", "smooth", "noSmooth", "blendMode", "describe", "pixelDensity",
@@ -144,7 +144,7 @@ SHADOWED: tuple[tuple[str, str], ...] = tuple(
         "SharedWorker", "importScripts", "Image", "OffscreenCanvas", "MessageChannel",
         "BroadcastChannel", "setTimeout", "setInterval", "requestAnimationFrame",
         "requestIdleCallback", "queueMicrotask", "Function", "WebAssembly",
-        "open", "alert", "postMessage", "__refpoolDefine", "structuredClone",
+        "open", "alert", "postMessage", "__refpoolDefine",
         "RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "createImageBitmap",
     )
 ) + (

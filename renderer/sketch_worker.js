@@ -12,6 +12,7 @@
   const post = scope.postMessage.bind(scope);
   const listen = scope.addEventListener.bind(scope);
   const macrotask = scope.setTimeout.bind(scope);
+  const nativeClone = scope.structuredClone; // a copy of data: no I/O, the env's own behaviour
   const apply = Reflect.apply;
   const defineProperty = Object.defineProperty;
   const ownNames = Object.getOwnPropertyNames;
@@ -551,6 +552,15 @@
   p5.noiseDetail = (lod, falloff = 0.5) => { if (lod > 0) perlinOctaves = lod; if (falloff > 0) perlinFalloff = falloff; };
   p5.color = (...args) => makeColour("color", args);
   p5.lerpColor = (a, b, t) => makeColour("lerpColor", [a, b, t]);
+  // p5 2.x defines paletteLerp as color() and lerpColor() composed: recorded as those calls.
+  p5.paletteLerp = (stops, amt) => {
+    if (amt < stops[0][1]) return p5.color(stops[0][0]);
+    for (let i = 1; i < stops.length; i++) {
+      const [from, to] = [stops[i - 1], stops[i]];
+      if (amt < to[1]) return p5.lerpColor(p5.color(from[0]), p5.color(to[0]), (amt - from[1]) / (to[1] - from[1]));
+    }
+    return p5.color(stops[stops.length - 1][0]);
+  };
   for (const name of ["red", "green", "blue", "alpha", "hue", "saturation", "brightness", "lightness"]) p5[name] = channel(name);
   p5.colorMode = function (mode, ...maxes) {
     if (mode === config.constants.RGB || mode === HSB || mode === HSL) {
@@ -839,6 +849,11 @@
   for (const name of ownNames(config.constants)) define(name, config.constants[name]);
   define("brush", brushView);
   define("console", consoleFacade);
+  // Two of JavaScript's everyday helpers the env's page has: structuredClone copies data (the
+  // platform's own, given the value only), and performance.now() is the sketch's own clock,
+  // as millis() is, so a program that reads it paints the same picture on every run.
+  define("structuredClone", (value) => apply(nativeClone, scope, [value]));
+  define("performance", freeze(assign(create(null), { now: () => (state.frame * 1000) / 60, timeOrigin: 0 })));
   define("p5", freeze(assign(create(null), { Vector })));
   define("width", config.width);
   define("height", config.height);

@@ -122,3 +122,31 @@ def test_every_helper_on_the_list_is_offered_by_the_sketch_realm(renderer):
     missing = [line for line in result.console if "not supported in the sketch realm" in line]
     assert missing == []
     assert result.infra_error is None
+
+
+@pytest.mark.browser
+def test_structured_clone_copies_and_the_clock_is_the_sketchs_own(renderer):
+    """The env's page has structuredClone and performance.now(); in the realm the copy is the
+    platform's own and the clock is the sketch's (frames at 60 fps), so a program that reads
+    it paints the same picture on every run, at any load."""
+    source = (Path(__file__).parent / "honest" / "clone_and_clock.js").read_text()
+    first = renderer.render(source, seed=1, profile="reference", deadline_s=20)
+    assert first.accepted, first.gate.violations
+    assert any("2 3" in line for line in first.console)  # the copy changed, not the original
+    clock = source.replace("noLoop();", "noLoop();\n  if (performance.now() !== 0) throw 1;")
+    assert renderer.render(clock, seed=1, profile="reference", deadline_s=20).accepted
+    again = renderer.render(source, seed=1, profile="reference", deadline_s=20)
+    assert again.png == first.png
+
+
+@pytest.mark.browser
+def test_palette_lerp_is_p5s_colour_and_lerp_colour_composed(renderer):
+    """p5 2.x's paletteLerp was refused as p5_forbidden; it is color() and lerpColor() composed,
+    so its channels are p5's: a quarter of the way along stops at 0, 0.5 and 1 is the middle
+    of the first two colours, #9d0208 and #e36414."""
+    source = (Path(__file__).parent / "honest" / "palette_lerp.js").read_text()
+    result = renderer.render(source, seed=1, profile="reference", deadline_s=20)
+    assert result.accepted, result.gate.violations
+    logged = next(line for line in result.console if line.startswith("log: "))
+    red, green = (float(x) for x in logged.removeprefix("log: ").split())
+    assert red == pytest.approx(192) and green == pytest.approx(51)
