@@ -142,4 +142,8 @@ def test_a_render_lost_twice_is_an_infrastructure_error(endpoint, tmp_path):
     serve.delete("dies")
     assert result.infra_error and "lost with its replica 2 times" in result.infra_error
     assert not result.accepted and result.gate.violations == []  # nothing charged to the sketch
-    assert len(set(deaths.read_text().split())) == 2  # tried twice, on two replicas
+    # Tried twice, each time on a fresh replica. Ray Serve's router may itself re-send a request
+    # whose replica became unreachable (seen in CI: three deaths for our two attempts), so the
+    # count of deaths is at least our two attempts, never one replica twice.
+    pids = deaths.read_text().split()
+    assert len(pids) >= 2 and len(set(pids)) == len(pids)
