@@ -11,9 +11,8 @@ error as a JSON string inside `metadata.raw` (OpenRouter), a 200 carrying `base_
 * params: the request fields the error names (`param`, `loc`, `fieldViolations[].field`);
 * texts: every message the server wrote (what phrases and stated waits are read from);
 * waits: delays stated in fields (RetryInfo's retryDelay, estimated_time, retry_after);
-* context_sizes: the model's whole context as the server states it (llama.cpp's `n_ctx`,
-  vLLM's "maximum context length is 4096 tokens"), so a refusal can be charged to an entry
-  whose max_tokens alone fills it.
+* context_sizes: the model's whole context as a field states it (llama.cpp's `n_ctx`,
+  `max_model_len`); the words that state it are rows of the spellings table.
 """
 
 from __future__ import annotations
@@ -37,11 +36,6 @@ _CONTEXT_KEYS = frozenset(
     {"n_ctx", "max_model_len", "max_context_length", "context_length", "context_window",
      "context_size", "max_context_tokens"}
 )  # fmt: skip
-# The context as a sentence states it: "maximum context length is 8192", "context window of
-# 32768", TGI's "`inputs` tokens + `max_new_tokens` must be <= 4096".
-_CONTEXT_SAID = re.compile(
-    r"(?:context (?:length|window|size) (?:is|of)|max_new_tokens\W+must be <=) (\d{3,9})\b", re.I
-)
 _NOT_FIELDS = frozenset({"body", "query", "path", "header", "headers"})
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
 _DELAY = re.compile(r"^(\d+(?:\.\d+)?)\s*(ms|s|m|h)?$", re.I)
@@ -78,7 +72,7 @@ def read_evidence(body: str | bytes | None) -> Evidence:
     try:
         data = json.loads(body)
     except ValueError:
-        _text(found, body, 0)  # an HTML page, a plain-text error: only words to go on
+        found.texts.append(body)  # an HTML page, a plain-text error: only words to go on
         return found
     _walk(data, found, depth=0)
     if not found.texts:
@@ -142,7 +136,6 @@ def _text(found: Evidence, text: str, depth: int) -> None:
             return
     if stripped:
         found.texts.append(stripped)
-        found.context_sizes.extend(int(n) for n in _CONTEXT_SAID.findall(stripped))
 
 
 def _wait(found: Evidence, value: Any) -> None:

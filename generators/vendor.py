@@ -121,7 +121,7 @@ def read_failure(
         return NO_ANSWER
     found = body if isinstance(body, Evidence) else read_evidence(body)
     failure = _read(status, found, has_images)
-    context = min(found.context_sizes, default=None)
+    context = min([*found.context_sizes, *_said_context(found)], default=None)
     if failure.kind == "context_length" and failure.means == REQUEST and max_tokens and context:
         return MAX_TOKENS_OVER_CONTEXT if max_tokens >= context else failure
     return failure
@@ -277,6 +277,12 @@ def _said_waits(found: Evidence) -> list[float | None]:
         for match in row.pattern.finditer(text):
             waits.append(_advice(float(match.group(1)) * _unit_s(match.group(2))))
     return waits
+
+
+def _said_context(found: Evidence) -> list[int]:
+    """The context sizes the server's words state (the spellings table's context_size rows)."""
+    rows = spellings().context_sizes
+    return [int(m.group(1)) for row in rows for m in row.pattern.finditer(found.text)]
 
 
 def server_wait_s(

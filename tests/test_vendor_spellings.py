@@ -44,6 +44,15 @@ def test_each_stated_wait_is_read_from_the_servers_words(row):
     assert vendor.server_wait_s({}, body) == pytest.approx(row.fixture["seconds"])
 
 
+@pytest.mark.parametrize("row", spellings().context_sizes, ids=lambda row: row.id)
+def test_each_stated_context_size_charges_an_entry_whose_max_tokens_fills_it(row):
+    body = json.dumps({"error": {"message": row.fixture["text"]}})
+    tokens = row.fixture["tokens"]
+    for status in (400, 422):
+        assert vendor.read_failure(status, body, max_tokens=tokens).means == vendor.CONFIG
+        assert vendor.read_failure(status, body, max_tokens=tokens - 1).means == vendor.REQUEST
+
+
 @pytest.mark.parametrize("row", spellings().refusals, ids=lambda row: row.id)
 def test_each_refusal_wording_is_a_refusal(row):
     assert is_refusal(row.fixture)

@@ -38,25 +38,21 @@ class FailureRow:
 
 
 @dataclass(frozen=True)
-class WaitRow:
+class PatternRow:
+    """A wording read by one regular expression: a wait, a context size, a refusal."""
+
     id: str
     pattern: re.Pattern[str]
-    fixture: dict[str, Any]  # {text, seconds}
-
-
-@dataclass(frozen=True)
-class RefusalRow:
-    id: str
-    pattern: re.Pattern[str]
-    fixture: str
+    fixture: Any  # wait: {text, seconds}; context size: {text, tokens}; refusal: the text
 
 
 @dataclass(frozen=True)
 class Spellings:
     failures: tuple[FailureRow, ...]
-    waits: tuple[WaitRow, ...]
+    waits: tuple[PatternRow, ...]
+    context_sizes: tuple[PatternRow, ...]
     finish: dict[str, tuple[str, ...]]  # meaning -> spellings
-    refusals: tuple[RefusalRow, ...]
+    refusals: tuple[PatternRow, ...]
 
 
 def _failure(row: dict[str, Any]) -> FailureRow:
@@ -86,13 +82,12 @@ def spellings() -> Spellings:
     data = tomllib.loads(text)
     return Spellings(
         failures=tuple(_failure(row) for row in data["failure"]),
-        waits=tuple(
-            WaitRow(row["id"], re.compile(row["pattern"], re.I), row["fixture"])
-            for row in data["wait"]
-        ),
+        waits=_patterns(data["wait"]),
+        context_sizes=_patterns(data["context_size"]),
         finish={meaning: tuple(names) for meaning, names in data["finish"].items()},
-        refusals=tuple(
-            RefusalRow(row["id"], re.compile(row["pattern"], re.I), row["fixture"])
-            for row in data["refusal"]
-        ),
+        refusals=_patterns(data["refusal"]),
     )
+
+
+def _patterns(rows: list[dict[str, Any]]) -> tuple[PatternRow, ...]:
+    return tuple(PatternRow(r["id"], re.compile(r["pattern"], re.I), r["fixture"]) for r in rows)
