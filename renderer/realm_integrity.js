@@ -17,6 +17,7 @@
   const same = Object.is, hasOwn = Object.prototype.hasOwnProperty;
   const MapCtor = Map, mapSet = Map.prototype.set, mapHas = Map.prototype.has;
   const StringCtor = String, indexOf = String.prototype.indexOf, charCodeAt = String.prototype.charCodeAt;
+  const symbolName = describe(Symbol.prototype, "description").get; // "Symbol.iterator"
   const FIELDS = ["value", "get", "set", "writable", "enumerable", "configurable"];
   const add = (list, item) => {
     define(list, list.length, { __proto__: null, value: item, writable: true, enumerable: true, configurable: true });
@@ -28,6 +29,11 @@
     return out;
   };
   const isObject = (v) => v !== null && (typeof v === "object" || typeof v === "function");
+  // The words a sketch writes to reach a key: its name, or a symbol's (`[Symbol.iterator] =`).
+  const hintOf = (key) => {
+    const words = typeof key === "symbol" ? apply(symbolName, key, []) : key;
+    return typeof words === "string" && words ? [words] : [];
+  };
   const nameOf = (key) => (typeof key === "symbol" ? "[" + StringCtor(key) + "]" : key);
 
   // --- the snapshot: breadth first, so each object keeps its shortest name ------------------
@@ -106,7 +112,7 @@
       const keys = entry.keys;
       for (let i = 0; i < keys.length; i++) {
         const d = describe(obj, keys[i]);
-        const hint = typeof keys[i] === "string" ? [keys[i]] : [];
+        const hint = hintOf(keys[i]);
         if (d === undefined) { report(entry, keys[i], "deleted", hint); continue; }
         const was = entry.descs[i];
         for (let f = 0; f < FIELDS.length; f++) {
@@ -122,7 +128,7 @@
         for (let i = 0; i < keys.length; i++) apply(mapSet, entry.index, [keys[i], true]);
       }
       for (let i = 0; i < now.length; i++) {
-        if (!apply(mapHas, entry.index, [now[i]])) report(entry, now[i], "added", typeof now[i] === "string" ? [now[i]] : []);
+        if (!apply(mapHas, entry.index, [now[i]])) report(entry, now[i], "added", hintOf(now[i]));
       }
     }
     return out;

@@ -200,6 +200,7 @@
   defineProperty(colourProto, "toString", { value: () => "[p5.Color]" });
   freeze(colourProto);
   const makeColour = (name, args) => {
+    guardBuiltins(name); // before the handle is made: that runs on the built-ins too
     const [obj, id] = newHandle("$c", colourProto);
     record("color", name, args, { id });
     const value = name === "lerpColor" ? lerpValue(args) : colourValue(args);
@@ -556,7 +557,7 @@
   p5.paletteLerp = (stops, amt) => {
     if (amt < stops[0][1]) return p5.color(stops[0][0]);
     for (let i = 1; i < stops.length; i++) {
-      const [from, to] = [stops[i - 1], stops[i]];
+      const from = stops[i - 1], to = stops[i]; // no iterator: a planted one must not run here
       if (amt < to[1]) return p5.lerpColor(p5.color(from[0]), p5.color(to[0]), (amt - from[1]) / (to[1] - from[1]));
     }
     return p5.color(stops[stops.length - 1][0]);
