@@ -164,6 +164,10 @@
   let guardBuiltins = (_name) => {}; // set once the built-ins' snapshot is taken (below)
   const record = (op, name, args, extra) => {
     guardBuiltins(name);
+    recordChecked(op, name, args, extra);
+  };
+  // For a caller that checked the built-ins itself, with none of the sketch's code run since.
+  const recordChecked = (op, name, args, extra) => {
     if (!state.running) {
       violate("async_sketch", `${name}() was called from a callback or promise after setup()/draw() had returned: ${why("async_sketch")}`);
     }
@@ -202,7 +206,7 @@
   const makeColour = (name, args) => {
     guardBuiltins(name); // before the handle is made: that runs on the built-ins too
     const [obj, id] = newHandle("$c", colourProto);
-    record("color", name, args, { id });
+    recordChecked("color", name, args, { id });
     const value = name === "lerpColor" ? lerpValue(args) : colourValue(args);
     if (value) colourValues.set(obj, value);
     return obj;
